@@ -1,0 +1,199 @@
+"""What is wrong with a table: gaps, overlaps, unreachable and redundant rules, invariant
+breaches, failing cases and lints, each with a witness replayed through the compiled
+decision. One engine (`partition.split`) answers all of them."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .compiled import CompiledDecision
+from .diagnostics import Diagnostic, error, format_value, warning
+from .partition import Cube, intersect, is_empty, merge_regions, pieces, split
+from .table import ANY, LIST, NOT, Table
+
+
+def analyse(table: Table) -> list[Diagnostic]:
+    """Every finding about a well-formed table (semantic, not syntactic)."""
+    compiled = CompiledDecision(table)
+    found: list[Diagnostic] = []
+    found += lint_cells(table)
+    found += coverage(table, compiled)
+    found += invariant_breaches(table, compiled)
+    found += failing_cases(table, compiled)
+    return found
+
+
+def _point(table: Table, region: Cube) -> tuple[int, ...]:
+    return tuple((m & -m).bit_length() - 1 for m in region)
+
+
+def _witness(table: Table, region: Cube) -> dict:
+    return table.point(region)
+
+
+class ReplayError(AssertionError):
+    """The analysis and the compiled decision disagree: a bug in swapool, not in the table."""
+
+
+def _replay(compiled: CompiledDecision, region: Cube, expect_rule: str | None) -> None:
+    got = compiled.decide_indices(_point(compiled.table, region))
+    got_rule = got.rule_id if got else None
+    if got_rule != expect_rule:
+        raise ReplayError(f"witness {compiled.table.point(region)} replays to {got_rule}, "
+                          f"analysis said {expect_rule}")
+
+
+def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+    """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
+    rules = table.rules
+    live = [r for r in rules if not is_empty(r.cube)]
+    cubes = [r.cube if r in live else tuple(0 for _ in r.cube) for r in rules]
+    region = table.full_region
+    root = split(cubes, region)
+    gaps: list[Cube] = []
+    overlaps: dict[int, list[int]] = {}
+    fires: set[int] = set()
+    needed: set[int] = set()
+    for reg, leaf in pieces(root, region):
+        m = leaf.matched
+        if not m:
+            gaps.append(reg)
+            continue
+        fires.add(m[0])
+        if len(m) < 2 or rules[m[1]].then != rules[m[0]].then:
+            needed.add(m[0])
+        if table.hit_policy == "unique":
+            for j, later in enumerate(m[1:], 1):
+                earlier = overlaps.setdefault(later, [])
+                earlier.extend(a for a in m[:j] if a not in earlier)
+    found: list[Diagnostic] = []
+    for reg in merge_regions(gaps):
+        _replay(compiled, reg, None)
+        found.append(error(
+            "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
+            witness=_witness(table, reg),
+            help="add a rule for this input, or widen a rule's cell to cover it"))
+    for later, earlier in sorted(overlaps.items()):
+        b = rules[later]
+        a = rules[earlier[0]]
+        reg = intersect(a.cube, b.cube)
+        others = ", ".join(f"'{rules[e].id}'" for e in earlier)
+        found.append(error(
+            "overlap", f"rule '{b.id}' overlaps {others}: both decide {table.describe(reg)}"
+            + ("" if a.then == b.then else f" ('{a.then}' vs '{b.then}')"),
+            b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:]),
+            witness=_witness(table, reg),
+            help="make the cells disjoint, or use hit_policy: first if order should decide"))
+    if table.hit_policy == "first":
+        for r in live:
+            if r.index not in fires:
+                hiders = [q.id for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
+                found.append(error(
+                    "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
+                    + ", ".join(f"'{h}'" for h in hiders) + " decide every input it matches",
+                    r.span, rules=(r.id, *hiders), witness=_witness(table, r.cube),
+                    help="remove the rule, or move it above the rules that hide it"))
+            elif r.index not in needed:
+                found.append(warning(
+                    "redundant-rule", f"rule '{r.id}' is redundant: later rules decide every input "
+                    f"it decides the same way ('{r.then}')", r.span, rules=(r.id,),
+                    help="remove the rule, or narrow the later rules if it should matter"))
+    return found
+
+
+def _decided(table: Table, region: Cube) -> Iterable[tuple[Cube, int | None]]:
+    """First-hit decisions over `region` as (piece, rule index or None for a gap)."""
+    root = split([r.cube for r in table.rules], region, first_only=True)
+    for reg, leaf in pieces(root, region):
+        yield reg, (leaf.matched[0] if leaf.matched else None)
+
+
+def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+    """One finding per (invariant, rule) that decides an input against the invariant."""
+    found: list[Diagnostic] = []
+    for inv in table.invariants:
+        if is_empty(inv.if_region):
+            continue
+        reported: set[int] = set()
+        for reg, ri in _decided(table, inv.if_region):
+            if ri is None or ri in reported:
+                continue
+            rule = table.rules[ri]
+            if rule.then not in inv.if_outputs:
+                continue
+            bad = None
+            if rule.then not in inv.then_outputs:
+                bad, what = reg, f"output '{rule.then}'"
+            else:
+                for j, inp in enumerate(table.inputs):
+                    outside = reg[j] & ~inv.then_region[j]
+                    if outside:
+                        bad = reg[:j] + (outside,) + reg[j + 1:]
+                        what = f"{inp.name}={format_value(inp.values[(outside & -outside).bit_length() - 1])}"
+                        break
+            if bad is None:
+                continue
+            reported.add(ri)
+            _replay(compiled, bad, rule.id)
+            found.append(error(
+                "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': it decides "
+                f"'{rule.then}' with {what}" + (f" ({inv.why})" if inv.why else ""),
+                rule.span, rules=(rule.id, inv.id), witness=_witness(table, bad),
+                help=f"see the invariant at line {inv.span.line}; narrow the rule or fix the invariant"))
+    return found
+
+
+def failing_cases(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+    """A case holds when every input it describes is decided as expected."""
+    found: list[Diagnostic] = []
+    for case in table.cases:
+        if is_empty(case.region):
+            continue
+        for reg, ri in _decided(table, case.region):
+            got = table.rules[ri] if ri is not None else None
+            if got is not None and got.then == case.expect:
+                continue
+            _replay(compiled, reg, got.id if got else None)
+            said = f"rule '{got.id}' decides '{got.then}'" if got else "no rule decides it"
+            found.append(error(
+                "case-failed", f"case {case.index + 1} expects '{case.expect}', but {said}",
+                case.span, rules=(got.id,) if got else (), witness=_witness(table, reg),
+                help="fix the rule if the case is right; fix the case if the rule is"))
+            break
+    return found
+
+
+def lint_cells(table: Table) -> list[Diagnostic]:
+    """Empty value sets (the rule can never match), whole-domain lists, and values that
+    no rule names (decided only through wildcards: a new enum member decided by accident)."""
+    found: list[Diagnostic] = []
+    named = [0] * len(table.inputs)
+    for rule in table.rules:
+        for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
+            named[j] |= cell.named
+            if cell.mask == 0:
+                found.append(error(
+                    "empty-cell", f"rule '{rule.id}' can never match: its cell for '{inp.name}' "
+                    "matches no value", cell.span or rule.span, rules=(rule.id,),
+                    help="a {not: [...]} that lists every value, or an empty list, matches nothing"))
+            elif cell.form == LIST and cell.mask == inp.full and len(inp.values) > 1:
+                found.append(warning(
+                    "full-domain-cell", f"rule '{rule.id}' lists every value of '{inp.name}'",
+                    cell.span or rule.span, rules=(rule.id,),
+                    help="write '-' so that a value added later is not silently left out"))
+    for j, inp in enumerate(table.inputs):
+        unnamed = inp.full & ~named[j]
+        if not unnamed:
+            continue
+        values = ", ".join(format_value(v) for v in inp.values_of(unnamed))
+        absorbers = [r.id for r in table.rules
+                     if r.cells[j].form in (ANY, NOT) and r.cells[j].mask & unnamed]
+        report = warning if inp.wildcard else error
+        found.append(report(
+            "unnamed-value", f"no rule names {values} of input '{inp.name}'; "
+            + (f"only wildcards in {', '.join(repr(a) for a in absorbers)} decide it" if absorbers
+               else "nothing decides it"),
+            inp.span, rules=tuple(absorbers),
+            help="name the value in the rule that should decide it"
+            + ("" if inp.wildcard else ", or set 'wildcard: true' on the input to allow wildcards")))
+    return found

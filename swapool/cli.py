@@ -1,0 +1,232 @@
+"""`swapool` command line: validate, explain, diff, schema, codes. Rendering happens here only."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence, TextIO
+
+from . import __version__
+from .diagnostics import CODES, Diagnostic, format_value, render_json, render_text, sort_diagnostics, summary_line
+from .resources import default_policy_path, schema_path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+DEFAULT_TABLE = "policies/swa.yaml"
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _default_table() -> str:
+    """policies/swa.yaml of the current directory (a checkout), else the shipped one."""
+    return DEFAULT_TABLE if Path(DEFAULT_TABLE).is_file() else str(default_policy_path())
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool) -> str:
+    if fmt == "json":
+        return render_json(files, diagnostics)
+    if fmt == "sarif":
+        from .sarif import render_sarif
+        return render_sarif(diagnostics)
+    if fmt == "github":
+        from .sarif import render_github
+        return render_github(diagnostics)
+    body = [render_text(d, color=color) for d in diagnostics]
+    return "\n".join(body + [summary_line(diagnostics, len(files))])
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .validate import check_path
+
+    paths = args.paths or [_default_table()]
+    results = [check_path(p, display=p, import_enums=not args.no_enum_import) for p in paths]
+    diagnostics = sort_diagnostics(d for r in results for d in r.diagnostics)
+    if args.quiet:
+        diagnostics = [d for d in diagnostics if d.is_error]
+    print(_render(args.format, paths, diagnostics, _use_color(args.color, sys.stdout)))
+    if any(d.code == "io" for d in diagnostics):
+        return EXIT_USAGE
+    if any(d.is_error for d in diagnostics) or any(not r.ok for r in results):
+        return EXIT_FINDINGS
+    if args.strict and any(d.severity == "warning" for d in diagnostics):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _parse_fact(policy, text: str) -> tuple[str, object]:
+    name, sep, raw = text.partition("=")
+    if not sep:
+        raise ValueError(f"--set takes name=value, got '{text}'")
+    names = policy.table.input_names
+    if name not in names:
+        raise ValueError(f"'{name}' is not an input; inputs: {', '.join(names)}")
+    inp = policy.table.inputs[names.index(name)]
+    if inp.is_bool:
+        lowered = raw.lower()
+        if lowered not in ("true", "false"):
+            raise ValueError(f"{name} is a bool input: write {name}=true or {name}=false")
+        return name, lowered == "true"
+    return name, raw
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .runtime import PolicyError, load_policy
+
+    path = args.policy or _default_table()
+    try:
+        policy = load_policy(path, import_enums=False)
+        facts = dict(_parse_fact(policy, s) for s in args.set or [])
+        decision = policy.decide(**facts)
+    except (PolicyError, ValueError) as exc:
+        print(f"swapool explain: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    rule = policy.rule(decision.rule_id)
+    read = [n for n in policy.table.input_names if n in facts]
+    if args.format == "json":
+        print(json.dumps({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
+                          "line": rule.span.line, "why": rule.why}, indent=2))
+        return EXIT_OK
+    print(f"decision: {decision.output}")
+    print(f"rule:     {rule.id} ({rule.span})")
+    if rule.why:
+        print(f"why:      {' '.join(rule.why.split())}")
+    unused = [n for n in read if n not in _needed(policy, facts)]
+    if unused:
+        print(f"not read: {', '.join(unused)} (the decision did not depend on them)")
+    return EXIT_OK
+
+
+def _needed(policy, facts: dict) -> list[str]:
+    seen: list[str] = []
+
+    def read(ask):
+        seen.append(ask.name)
+        return facts[ask.name]
+
+    policy.compiled.walk(read)
+    return seen
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import IncomparableTables, diff_tables
+    from .validate import check_path
+
+    checked = [check_path(p, display=p, import_enums=False) for p in (args.old, args.new)]
+    broken = [c for c in checked if not c.ok]
+    if broken:
+        for c in broken:
+            for d in c.diagnostics:
+                if d.is_error:
+                    print(render_text(d), file=sys.stderr)
+        print(f"swapool diff: {', '.join(c.file for c in broken)} is not a valid table; "
+              "run swapool validate first", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        result = diff_tables(checked[0].table, checked[1].table)
+    except IncomparableTables as exc:
+        print(f"swapool diff: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        print(json.dumps({"old": args.old, "new": args.new, "equivalent": not result.changes, "changes": [
+            {"region": result.describe(c), "witness": result.witness(c),
+             "old": {"output": c.old.output, "rule": c.old.rule_id},
+             "new": {"output": c.new.output, "rule": c.new.rule_id}} for c in result.changes]}, indent=2))
+    else:
+        for c in result.changes:
+            print(f"{result.describe(c)}: {c.old} -> {c.new}")
+        print(f"{args.old} -> {args.new}: " + (f"{len(result.changes)} region(s) decided differently"
+                                               if result.changes else "equivalent"))
+    return EXIT_FINDINGS if result.changes else EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(schema_path().read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+def cmd_codes(args: argparse.Namespace) -> int:
+    width = max(map(len, CODES))
+    for code, summary in CODES.items():
+        print(f"{code:<{width}}  {summary}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="swapool",
+        description="Check and query the SWA KV pool decision table (policies/swa.yaml).",
+        epilog="Exit codes: 0 valid, 1 the table has findings, 2 usage or I/O error. "
+               "Run 'swapool COMMAND --help' for a command's options.")
+    parser.add_argument("--version", action="version", version=f"swapool {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    v = sub.add_parser(
+        "validate", help="check tables: schema, gaps, overlaps, dead rules, invariants, cases",
+        description="Check one or more decision tables and print every finding as "
+                    "file:line:col: severity[code]: message.",
+        epilog="Exit codes: 0 valid (warnings allowed), 1 findings, 2 a file could not be read. "
+               "'swapool codes' lists every finding code.")
+    v.add_argument("paths", nargs="*", metavar="PATH", help=f"table files (default: {DEFAULT_TABLE})")
+    v.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    v.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    v.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    v.add_argument("--no-enum-import", action="store_true",
+                   help="do not import the enums inputs are bound to (no drift check)")
+    v.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour text output (auto: on a terminal unless NO_COLOR is set)")
+    v.set_defaults(func=cmd_validate)
+
+    e = sub.add_parser(
+        "explain", help="show the decision, rule and reason for some facts",
+        description="Decide for the given facts and print the output, the deciding rule and its why. "
+                    "Facts the decision does not need may be left out.",
+        epilog="Example: swapool explain --set active_pool=other --set is_draft_worker=true "
+               "--set spec_algorithm=EAGLE --set allocator_kvcache=swa")
+    e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a fact (repeatable)")
+    e.add_argument("--policy", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
+    e.add_argument("--format", choices=("text", "json"), default="text")
+    e.set_defaults(func=cmd_explain)
+
+    d = sub.add_parser(
+        "diff", help="every input whose decision differs between two tables",
+        description="Compare two tables semantically: print each region of the input space whose "
+                    "decision changed, as 'region: old (rule) -> new (rule)'. Renamed or reordered "
+                    "rules with the same decisions are equivalent.",
+        epilog="Exit codes: 0 equivalent, 1 decisions differ, 2 a table is unreadable or invalid.")
+    d.add_argument("old", metavar="OLD")
+    d.add_argument("new", metavar="NEW")
+    d.add_argument("--format", choices=("text", "json"), default="text")
+    d.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("schema", help="print the table format's JSON Schema (for editors and CI)",
+                       description="Print schemas/swa-policy.schema.json to standard output.")
+    s.set_defaults(func=cmd_schema)
+
+    c = sub.add_parser("codes", help="list every finding code with a one-line summary",
+                       description="List every diagnostic code swapool emits.")
+    c.set_defaults(func=cmd_codes)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""A table compiled once into a decision diagram that answers with one dict lookup per input read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .partition import Branch, Leaf, Node, bits, split
+from .table import Table
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the table decided and which rule decided it."""
+
+    output: str
+    rule_id: str
+
+
+class Ask:
+    """Read input `index` (named `name`), then follow `children[value]`."""
+
+    __slots__ = ("index", "name", "children")
+
+    def __init__(self, index: int, name: str, children: dict[Any, "Ask | Decision | None"]):
+        self.index = index
+        self.name = name
+        self.children = children
+
+
+class UnknownValue(LookupError):
+    """A fact outside its input's domain (the caller adds which table)."""
+
+    def __init__(self, name: str, value: Any):
+        super().__init__(name, value)
+        self.name = name
+        self.value = value
+
+
+class MissingFact(LookupError):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+class CompiledDecision:
+    """The first-hit decision diagram of a table: inputs are read in table order and only
+    while the answer still depends on them. A gap (only in invalid tables) answers None."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        root = split([r.cube for r in table.rules], table.full_region, first_only=True)
+        self.root = self._convert(root, {})
+
+    def _convert(self, node: Node, memo: dict[int, Any]) -> "Ask | Decision | None":
+        if id(node) in memo:
+            return memo[id(node)]
+        if isinstance(node, Leaf):
+            out = None
+            if node.matched:
+                rule = self.table.rules[node.matched[0]]
+                out = Decision(rule.then, rule.id)
+        else:
+            assert isinstance(node, Branch)
+            inp = self.table.inputs[node.level]
+            children = {}
+            for mask, child in node.arms:
+                target = self._convert(child, memo)
+                for i in bits(mask):
+                    children[inp.values[i]] = target
+            out = Ask(node.level, inp.name, children)
+        memo[id(node)] = out
+        return out
+
+    def walk(self, read: Callable[[Ask], Any]) -> Decision | None:
+        """Decide, calling `read(ask)` for each input the answer needs, in table order."""
+        node = self.root
+        while node.__class__ is Ask:
+            value = read(node)
+            try:
+                node = node.children[value]
+            except (KeyError, TypeError):
+                raise UnknownValue(node.name, value) from None
+        return node
+
+    def decide(self, facts: Mapping[str, Any]) -> Decision | None:
+        """Decide from a mapping of facts; only the facts on the path are needed."""
+        def read(ask: Ask) -> Any:
+            try:
+                return facts[ask.name]
+            except KeyError:
+                raise MissingFact(ask.name) from None
+        return self.walk(read)
+
+    def decide_indices(self, point: tuple[int, ...]) -> Decision | None:
+        """Decide a point given as value indices (used to replay witnesses)."""
+        inputs = self.table.inputs
+        return self.walk(lambda ask: inputs[ask.index].values[point[ask.index]])

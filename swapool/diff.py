@@ -1,0 +1,100 @@
+"""Semantic diff: the regions of the input space whose decision differs between two tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .partition import Cube, bits, intersect, is_empty, merge_regions, pieces, split
+from .table import Input, Table, describe_region
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one table decides a region: an output and rule, or the value is outside its domain."""
+
+    output: str | None
+    rule_id: str | None
+
+    def __str__(self) -> str:
+        return f"{self.output} ({self.rule_id})" if self.output else "(not in the table's domain)"
+
+
+UNDECIDED = Verdict(None, None)
+
+
+@dataclass(frozen=True)
+class Change:
+    region: Cube
+    old: Verdict
+    new: Verdict
+
+
+@dataclass(frozen=True)
+class Diff:
+    inputs: tuple[Input, ...]  # the union of both tables' domains, in NEW's order
+    changes: tuple[Change, ...]
+
+    def describe(self, change: Change) -> str:
+        return describe_region(self.inputs, change.region)
+
+    def witness(self, change: Change) -> dict[str, Any]:
+        return {inp.name: inp.values[bits(m)[0]] for inp, m in zip(self.inputs, change.region)}
+
+
+class IncomparableTables(ValueError):
+    pass
+
+
+def union_inputs(old: Table, new: Table) -> tuple[Input, ...]:
+    if set(old.input_names) != set(new.input_names):
+        raise IncomparableTables(
+            f"the tables read different inputs: {', '.join(old.input_names)} vs {', '.join(new.input_names)}")
+    olds = {i.name: i for i in old.inputs}
+    out = []
+    for inp in new.inputs:
+        extra = tuple(v for v in olds[inp.name].values if v not in inp.values)
+        out.append(Input(inp.name, inp.values + extra, inp.is_bool, inp.span))
+    return tuple(out)
+
+
+def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdict]]:
+    """A partition of the union space: the table's first-hit pieces, then what its domain lacks."""
+    own = {i.name: i for i in table.inputs}
+    order = [table.input_names.index(i.name) for i in space]
+
+    def lift(region: Cube) -> Cube:
+        out = []
+        for inp, j in zip(space, order):
+            src = own[inp.name]
+            out.append(sum(1 << inp.values.index(v) for v in src.values_of(region[j])))
+        return tuple(out)
+
+    root = split([r.cube for r in table.rules], table.full_region, first_only=True)
+    result = []
+    for reg, leaf in pieces(root, table.full_region):
+        rule = table.rules[leaf.matched[0]] if leaf.matched else None
+        result.append((lift(reg), Verdict(rule.then, rule.id) if rule else UNDECIDED))
+    inside = tuple(inp.mask_of(own[inp.name].values) for inp in space)
+    for k, inp in enumerate(space):
+        outside = inp.full & ~inside[k]
+        if outside:
+            result.append((inside[:k] + (outside,) + tuple(i.full for i in space[k + 1:]), UNDECIDED))
+    return result
+
+
+def diff_tables(old: Table, new: Table) -> Diff:
+    """Regions whose output differs (rule renames alone are no change), merged per verdict pair."""
+    space = union_inputs(old, new)
+    a, b = _verdicts(old, space), _verdicts(new, space)
+    grouped: dict[tuple[Verdict, Verdict], list[Cube]] = {}
+    for ra, va in a:
+        for rb, vb in b:
+            if va.output == vb.output:
+                continue
+            inter = intersect(ra, rb)
+            if not is_empty(inter):
+                grouped.setdefault((va, vb), []).append(inter)
+    changes = [Change(reg, va, vb) for (va, vb), regs in grouped.items() for reg in merge_regions(regs)]
+    changes.sort(key=lambda c: tuple(bits(m)[0] for m in c.region))
+    return Diff(space, tuple(changes))

@@ -1,0 +1,67 @@
+"""Drift between an input's values and the engine enum it is bound to (`enum: module:Class`)."""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import importlib.util
+from typing import Any
+
+from .diagnostics import Diagnostic, error, format_value, note, warning
+from .table import Input, Table
+
+
+def import_enum(binding: str) -> Any:
+    """Import `module:Class` (dots after the colon walk attributes)."""
+    module_name, _, attr = binding.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def member_names(enum_class: Any) -> tuple[str, ...]:
+    if not (isinstance(enum_class, type) and issubclass(enum_class, enum.Enum)):
+        raise TypeError(f"{enum_class!r} is not an Enum class")
+    return tuple(enum_class.__members__)
+
+
+def check_enum_bindings(table: Table, *, do_import: bool = True) -> list[Diagnostic]:
+    """Compare each bound input's values with its enum's members, where the enum imports."""
+    found: list[Diagnostic] = []
+    for inp in table.inputs:
+        if not inp.enum:
+            continue
+        if not do_import:
+            continue
+        top = inp.enum.split(":")[0].split(".")[0]
+        if importlib.util.find_spec(top) is None:
+            found.append(note("enum-import", f"input '{inp.name}' is bound to {inp.enum}, but '{top}' is "
+                                 "not installed here; drift from its members is not checked", inp.span,
+                                 help="install the engine in this environment to check the binding"))
+            continue
+        try:
+            members = member_names(import_enum(inp.enum))
+        except Exception as exc:  # any import-time failure of a third-party module
+            found.append(note("enum-import", f"input '{inp.name}': cannot import {inp.enum} "
+                                 f"({type(exc).__name__}: {exc}); drift is not checked", inp.span))
+            continue
+        found += drift(inp, members)
+    return found
+
+
+def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
+    """Members missing from the values are gaps; values that are not members are stale."""
+    found = []
+    for name in members:
+        if name not in inp.values:
+            found.append(error("enum-missing-member",
+                               f"{inp.enum} has member {name}, which is not a value of input '{inp.name}': "
+                               "no rule decides it", inp.span,
+                               help=f"add {name} to the values and name it in the rule that should decide it"))
+    for v in inp.values:
+        if v not in members:
+            found.append(warning("enum-extra-value", f"value {format_value(v)} of input '{inp.name}' is not a "
+                                 f"member of {inp.enum}", inp.span,
+                                 help="remove the value, or check the binding names the right enum"))
+    return found

@@ -1,0 +1,63 @@
+"""SARIF 2.1.0 and GitHub workflow-command renderings of diagnostics."""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from . import __version__
+from .diagnostics import CODES, ERROR, WARNING, Diagnostic
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {ERROR: "error", WARNING: "warning"}
+
+
+def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+    rules = [{"id": code, "shortDescription": {"text": text}} for code, text in CODES.items()]
+    index = {code: i for i, code in enumerate(CODES)}
+    results = []
+    for d in diagnostics:
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": _LEVEL.get(d.severity, "note"),
+            "message": {"text": d.message + (f"\nhelp: {d.help}" if d.help else "")},
+        }
+        if d.span:
+            result["locations"] = [{"physicalLocation": {
+                "artifactLocation": {"uri": d.span.file},
+                "region": {"startLine": d.span.line, "startColumn": d.span.column},
+            }}]
+        if d.witness:
+            result["properties"] = {"witness": {k: v for k, v in d.witness.items()}, "rules": list(d.rules)}
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "swapool", "version": __version__, "rules": rules}},
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """`::error file=F,line=L,col=C,title=code::message` lines for GitHub Actions annotations."""
+    lines = []
+    for d in diagnostics:
+        command = {ERROR: "error", WARNING: "warning"}.get(d.severity, "notice")
+        props = []
+        if d.span:
+            props += [f"file={_escape_property(d.span.file)}", f"line={d.span.line}", f"col={d.span.column}"]
+        props.append(f"title={_escape_property('swapool ' + d.code)}")
+        lines.append(f"::{command} {','.join(props)}::{_escape_data(d.message)}")
+    return "\n".join(lines)

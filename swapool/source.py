@@ -1,0 +1,174 @@
+"""YAML -> plain data that remembers where every value came from; safe and strict."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .diagnostics import Diagnostic, Span, error
+
+#: A table is a few kilobytes; anything far larger is a mistake or an attack.
+MAX_BYTES = 1 << 20
+#: Nodes produced after alias expansion (a "billion laughs" guard).
+MAX_NODES = 200_000
+MAX_DEPTH = 64
+
+_YAML = "tag:yaml.org,2002:"
+_PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
+
+Path_ = tuple  # a path into the data: mapping keys and sequence indices
+
+
+@dataclass(frozen=True)
+class Document:
+    """Plain data (dicts, lists, scalars) plus the span of every value and key."""
+
+    file: str
+    data: Any
+    positions: Mapping[Path_, Span]
+    key_positions: Mapping[Path_, Span]
+    digest: str
+
+    def span(self, path: Path_ = ()) -> Span:
+        """The span of the value at `path`, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while path not in self.positions and path:
+            path = path[:-1]
+        return self.positions.get(path, Span(self.file, 1, 1))
+
+    def key_span(self, path: Path_) -> Span:
+        """The span of the mapping key that leads to `path` (falls back to the value)."""
+        path = tuple(path)
+        return self.key_positions.get(path) or self.span(path)
+
+
+class _Reject(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+def read_bytes(path: str | Path, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
+    """The raw bytes of a table file (at most MAX_BYTES); I/O problems become `io` diagnostics."""
+    name = display if display is not None else str(path)
+    p = Path(path)
+    try:
+        if p.is_dir():
+            return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None, [error("io", f"{name}: no such file")]
+    except OSError as exc:
+        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}")]
+    if len(raw) > MAX_BYTES:
+        return None, [error("io", f"{name} is larger than {MAX_BYTES} bytes; a policy table is a few kilobytes",
+                            Span(name, 1, 1))]
+    return raw, []
+
+
+def read_document(path: str | Path, display: str | None = None) -> tuple[Document | None, list[Diagnostic]]:
+    """Read and parse a table file."""
+    raw, found = read_bytes(path, display)
+    if raw is None:
+        return None, found
+    return parse_document(raw, display if display is not None else str(path))
+
+
+def parse_document(raw: bytes | str, file: str = "<string>") -> tuple[Document | None, list[Diagnostic]]:
+    """Parse one YAML document into a `Document`, or return why not (never raises)."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [error("io", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
+                            Span(file, line, column))]
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
+        problem = exc.problem or exc.context or "malformed YAML"
+        if exc.context and exc.problem:
+            problem = f"{exc.problem} ({exc.context})"
+        return None, [error("yaml-syntax", problem, span, help=_syntax_help(problem))]
+    except yaml.YAMLError as exc:
+        return None, [error("yaml-syntax", str(exc).splitlines()[0], Span(file, 1, 1))]
+    except RecursionError:
+        return None, [error("yaml-syntax", f"nesting deeper than Python can parse", Span(file, 1, 1))]
+    if root is None:
+        return None, [error("schema", "the file holds no YAML document; expected a table mapping",
+                            Span(file, 1, 1))]
+    builder = _Builder(file)
+    try:
+        data = builder.build(root, (), 0)
+    except _Reject as rej:
+        return None, [rej.diagnostic]
+    return Document(file, data, builder.positions, builder.key_positions, digest), []
+
+
+def _syntax_help(problem: str) -> str | None:
+    if "'\\t'" in problem or "tab" in problem:
+        return "YAML indentation must use spaces, not tabs"
+    if "sequence entries are not allowed" in problem:
+        return "a bare '-' is a list marker in block style; quote it ('-') for the 'any value' cell"
+    return None
+
+
+class _Builder:
+    def __init__(self, file: str):
+        self.file = file
+        self.positions: dict[Path_, Span] = {}
+        self.key_positions: dict[Path_, Span] = {}
+        self.nodes = 0
+        self.constructor = SafeConstructor()
+
+    def span(self, node: Node) -> Span:
+        return Span(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def build(self, node: Node, path: Path_, depth: int) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _Reject(error("yaml-alias-bomb",
+                                f"the document expands to more than {MAX_NODES} nodes (aliases?)",
+                                self.span(node), help="write the table out without anchors and aliases"))
+        if depth > MAX_DEPTH:
+            raise _Reject(error("yaml-syntax", f"nesting deeper than {MAX_DEPTH} levels (or a recursive alias)",
+                                self.span(node)))
+        if node.tag not in _PLAIN_TAGS:
+            kind = node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
+            raise _Reject(error("yaml-tag", f"a value of YAML type '{kind}' cannot appear in a policy table",
+                                self.span(node),
+                                help="use plain strings, numbers, booleans, lists and mappings; "
+                                     "quote the value if it should be a string"))
+        self.positions.setdefault(path, self.span(node))
+        if isinstance(node, ScalarNode):
+            return self.constructor.construct_object(node)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+        assert isinstance(node, MappingNode)
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.build(key_node, path + ("<key>",), depth + 1)
+            if not isinstance(key, str):
+                shown = "null" if key is None else repr(key).lower() if isinstance(key, bool) else repr(key)
+                raise _Reject(error("yaml-key-type", f"mapping key {shown} is not a string",
+                                    self.span(key_node),
+                                    help="quote the key; YAML reads yes/no/on/off as booleans"))
+            if key in out:
+                first = self.key_positions[path + (key,)]
+                raise _Reject(error("yaml-duplicate-key",
+                                    f"key '{key}' appears twice in this mapping (first at line {first.line})",
+                                    self.span(key_node), help="remove or rename one of them"))
+            self.key_positions[path + (key,)] = self.span(key_node)
+            out[key] = self.build(value_node, path + (key,), depth + 1)
+        return out
