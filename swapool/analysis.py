@@ -164,8 +164,9 @@ def failing_cases(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
 
 
 def lint_cells(table: Table) -> list[Diagnostic]:
-    """Empty value sets (the rule can never match), whole-domain lists, and values that
-    no rule names (decided only through wildcards: a new enum member decided by accident)."""
+    """Empty value sets (the rule can never match), whole-domain lists, inputs no rule
+    reads, and enumeration values no rule names (decided only through wildcards: a new
+    enum member decided by accident)."""
     found: list[Diagnostic] = []
     named = [0] * len(table.inputs)
     for rule in table.rules:
@@ -185,6 +186,13 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         unnamed = inp.full & ~named[j]
         if not unnamed:
             continue
+        if unnamed == inp.full:
+            found.append(warning(
+                "unused-input", f"no rule names a value of input '{inp.name}': the decision never depends on it",
+                inp.span, help="remove the input, or name its values in the rules that depend on it"))
+            continue
+        if inp.is_bool:
+            continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
         values = ", ".join(format_value(v) for v in inp.values_of(unnamed))
         absorbers = [r.id for r in table.rules
                      if r.cells[j].form in (ANY, NOT) and r.cells[j].mask & unnamed]

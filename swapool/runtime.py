@@ -11,8 +11,9 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from .compiled import Ask, CompiledDecision, Decision, MissingFact, UnknownValue
+from .compiled import CompiledDecision, Decision, MissingFact, UnknownValue
 from .diagnostics import Diagnostic, format_value, render_text
+from .resolver import build_resolver, unsupported
 from .resources import default_policy_path
 from .source import parse_document, read_bytes
 from .table import Rule, Table
@@ -21,11 +22,6 @@ from .validate import check_document
 log = logging.getLogger("swapool")
 
 ENV_POLICY = "SWAPOOL_POLICY"
-
-#: The facts `resolve_swa_kv_pool` knows how to read from a model runner, and the outputs
-#: it knows how to turn into a pool. A table for that decision may order or omit facts.
-SWA_FACTS = ("active_pool", "is_draft_worker", "spec_algorithm", "allocator_kvcache")
-SWA_OUTPUTS = ("active", "allocator", "none")
 
 
 class PolicyError(Exception):
@@ -62,7 +58,13 @@ class Policy:
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
         self.compiled = CompiledDecision(table)
         self._rules = {r.id: r for r in table.rules}
-        self._swa_error: str | None = _swa_mismatch(table)
+        why_not = unsupported(table)
+        if why_not is None:
+            self.resolve = build_resolver(self.compiled, DEFAULT_SWA_POOL_TYPES, self._unknown_value)
+        else:
+            def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
+                raise PolicyError(why_not)
+            self.resolve = refuse
 
     def __repr__(self) -> str:
         return f"<Policy {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
@@ -95,6 +97,9 @@ class Policy:
         inp = self.table.inputs[self.table.input_names.index(name)]
         return ", ".join(format_value(v) for v in inp.values)
 
+    def _unknown_value(self, name: str, value: Any) -> PolicyError:
+        return self._unknown(UnknownValue(name, value))
+
     def _unknown(self, exc: UnknownValue) -> PolicyError:
         return PolicyError(f"{exc.name}={exc.value!r} is not in the domain of policy {self.path} "
                            f"(sha256:{self.digest[:12]}); expected one of {self._domain(exc.name)}. "
@@ -103,16 +108,6 @@ class Policy:
 
 def _plain(value: Any) -> Any:
     return value.name if isinstance(value, enum.Enum) else value
-
-
-def _swa_mismatch(table: Table) -> str | None:
-    extra_in = [n for n in table.input_names if n not in SWA_FACTS]
-    extra_out = [v for v in table.output.values if v not in SWA_OUTPUTS]
-    if table.decision != "swa_kv_pool" or extra_in or extra_out:
-        return (f"policy {table.file} decides '{table.decision}' with inputs {list(table.input_names)} and "
-                f"outputs {list(table.output.values)}; resolve_swa_kv_pool reads only {list(SWA_FACTS)} "
-                f"and returns only {list(SWA_OUTPUTS)}")
-    return None
 
 
 _cache: dict[tuple[str, str], Policy] = {}
@@ -173,38 +168,11 @@ def resolve_swa_kv_pool(model_runner: Any, *, policy: Policy | None = None,
 
     Facts are read from `model_runner` lazily, in the table's input order: the
     allocator's `get_kvcache()` is called only when the answer depends on it.
+    `swa_pool_types` is the backend's SWA pool check (default: `SWAKVPoolLike`).
+    A backend that resolves often can bind `policy.resolve` once instead.
     """
     if policy is None:
         policy = default_policy()
-    if policy._swa_error:
-        raise PolicyError(policy._swa_error)
-    types = swa_pool_types or DEFAULT_SWA_POOL_TYPES
-    node: Any = policy.compiled.root
-    kvcache: Any = _UNREAD
-    while node.__class__ is Ask:
-        name = node.name
-        if name == "active_pool":
-            value = "swa" if isinstance(model_runner.token_to_kv_pool, types) else "other"
-        elif name == "is_draft_worker":
-            value = model_runner.is_draft_worker
-        elif name == "spec_algorithm":
-            algorithm = model_runner.spec_algorithm
-            value = algorithm.name if isinstance(algorithm, enum.Enum) else algorithm
-        else:
-            kvcache = model_runner.token_to_kv_pool_allocator.get_kvcache()
-            value = "swa" if isinstance(kvcache, types) else "other"
-        try:
-            node = node.children[value]
-        except (KeyError, TypeError):
-            raise policy._unknown(UnknownValue(name, value)) from None
-    output = node.output
-    if output == "none":
-        return None
-    if output == "active":
-        return model_runner.token_to_kv_pool
-    if kvcache is _UNREAD:
-        kvcache = model_runner.token_to_kv_pool_allocator.get_kvcache()
-    return kvcache
-
-
-_UNREAD = object()
+    if swa_pool_types is None:
+        return policy.resolve(model_runner)
+    return policy.resolve(model_runner, swa_pool_types)

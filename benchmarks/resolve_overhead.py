@@ -1,0 +1,114 @@
+"""Cost of resolve_swa_kv_pool per call next to the same logic hand-written as ifs.
+
+Both run in the same process on the same plain (non-mock) model runners, alternating,
+and the median of many repeats is reported. Target: swapool within 1.5x of the ifs.
+
+    python benchmarks/resolve_overhead.py [--repeats 31] [--number 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import statistics
+import timeit
+
+from _report import print_table, write_json
+
+from swapool import load_policy, resolve_swa_kv_pool
+
+Algorithm = enum.Enum("Algorithm", "NONE EAGLE EAGLE3 STANDALONE NGRAM DFLASH DSPARK UNO FROZEN_KV_MTP")
+
+
+class SWAKVPool:
+    def translate_loc_from_full_to_swa(self, loc):
+        return loc
+
+
+class PlainPool:
+    pass
+
+
+class Allocator:
+    def __init__(self, kvcache):
+        self._kvcache = kvcache
+
+    def get_kvcache(self):
+        return self._kvcache
+
+
+class Runner:
+    def __init__(self, active, draft, algorithm, allocator):
+        self.token_to_kv_pool = SWAKVPool() if active == "swa" else PlainPool()
+        self.is_draft_worker = draft
+        self.spec_algorithm = algorithm
+        self.token_to_kv_pool_allocator = Allocator(SWAKVPool() if allocator == "swa" else PlainPool())
+
+
+def hand_written(mr, swa_types=(SWAKVPool,)):
+    pool = mr.token_to_kv_pool
+    if isinstance(pool, swa_types):
+        return pool
+    if mr.is_draft_worker and mr.spec_algorithm is not Algorithm.FROZEN_KV_MTP:
+        return None
+    kv = mr.token_to_kv_pool_allocator.get_kvcache()
+    return kv if isinstance(kv, swa_types) else None
+
+
+CASES = [
+    ("swa target", ("swa", False, Algorithm.NONE, "swa")),
+    ("target via allocator", ("other", False, Algorithm.NONE, "swa")),
+    ("target without swa", ("other", False, Algorithm.NONE, "other")),
+    ("EAGLE draft", ("other", True, Algorithm.EAGLE, "swa")),
+    ("FROZEN_KV_MTP draft", ("other", True, Algorithm.FROZEN_KV_MTP, "swa")),
+    ("EAGLE target", ("other", False, Algorithm.EAGLE, "swa")),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=31)
+    ap.add_argument("--number", type=int, default=20000)
+    args = ap.parse_args()
+    policy = load_policy()
+    types = (SWAKVPool,)
+    rows, records = [], []
+    for label, facts in CASES:
+        mr = Runner(*facts)
+        assert resolve_swa_kv_pool(mr, policy=policy, swa_pool_types=types) is hand_written(mr)
+        env = {"mr": mr, "types": types, "policy": policy, "hand_written": hand_written,
+               "resolve_swa_kv_pool": resolve_swa_kv_pool, "bound": policy.resolve}
+        stmts = {
+            "ifs": "hand_written(mr, types)",
+            "swapool": "resolve_swa_kv_pool(mr, policy=policy, swa_pool_types=types)",
+            "policy.resolve": "bound(mr, types)",
+            "swapool-default-types": "resolve_swa_kv_pool(mr, policy=policy)",
+        }
+        timers = {k: timeit.Timer(s, globals=env) for k, s in stmts.items()}
+        samples = {k: [] for k in stmts}
+        for _ in range(args.repeats):
+            for k, t in timers.items():  # interleaved so drift hits all alike
+                samples[k].append(t.timeit(number=args.number) / args.number * 1e9)
+        med = {k: statistics.median(v) for k, v in samples.items()}
+        ratio = med["swapool"] / med["ifs"]
+        bound_ratio = med["policy.resolve"] / med["ifs"]
+        rows.append([label, f"{med['ifs']:.0f}", f"{med['swapool']:.0f}", f"{ratio:.2f}x",
+                     f"{med['policy.resolve']:.0f}", f"{bound_ratio:.2f}x", f"{med['swapool-default-types']:.0f}"])
+        records.append({"case": label, "median_ns": med, "ratio_swapool_to_ifs": ratio,
+                        "ratio_bound_to_ifs": bound_ratio})
+    print("median ns per call (lower is better)\n")
+    print_table(["case", "ifs", "resolve_swa_kv_pool", "ratio", "policy.resolve", "ratio",
+                 "resolve_swa_kv_pool (default types)"], rows)
+    ratios = [r["ratio_swapool_to_ifs"] for r in records]
+    bound = [r["ratio_bound_to_ifs"] for r in records]
+    print(f"\nresolve_swa_kv_pool / ifs: median {statistics.median(ratios):.2f}x, worst {max(ratios):.2f}x; "
+          f"policy.resolve / ifs: median {statistics.median(bound):.2f}x, worst {max(bound):.2f}x "
+          "(target <= 1.5x)")
+    write_json("resolve_overhead", {"repeats": args.repeats, "number": args.number, "cases": records,
+                                    "median_ratio": statistics.median(ratios), "worst_ratio": max(ratios),
+                                    "median_ratio_bound": statistics.median(bound),
+                                    "worst_ratio_bound": max(bound), "target_ratio": 1.5})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Each finding kind: its code, its location, and a witness that lies in the defect."""
+
+from swapool.compiled import CompiledDecision
+from swapool.source import parse_document
+from swapool.table import build_table
+
+from .helpers import check, codes, line_of, mini, only
+
+COMPLETE = """\
+- {id: rx, when: {a: x}, then: p}
+- {id: ry, when: {a: y}, then: q}
+- {id: rz-t, when: {a: z, b: true}, then: q}
+- {id: rz-f, when: {a: z, b: false}, then: p}
+"""
+
+
+def test_complete_unique_table_has_no_findings():
+    c = check(mini(COMPLETE))
+    assert c.ok and not c.diagnostics
+
+
+def test_gap_is_one_finding_with_a_witness_that_no_rule_decides():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n"
+                "- {id: rz, when: {a: z}, then: q}\n")
+    c = check(text)
+    d = only(c, "gap")
+    assert d.witness == {"a": "y", "b": False}
+    assert "a=y, b=false" in d.message
+    assert d.span.line == line_of(text, "rules:")
+
+
+def test_gaps_are_merged_into_maximal_regions():
+    # Uncovered: a in [y, z] (any b) and a=x with b=false: two maximal cubes.
+    text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n")
+    gaps = sorted(d.message for d in check(text).diagnostics if d.code == "gap")
+    assert gaps == ["no rule decides a in [y, z]", "no rule decides a=x, b=false"]
+
+
+def test_overlap_under_unique_names_both_rules_and_the_input():
+    text = mini(COMPLETE + "- {id: extra, when: {a: [y, z], b: true}, then: p}\n")
+    d = only(check(text), "overlap")
+    assert d.rules[:2] == ("ry", "extra")
+    assert "'rz-t'" in d.message
+    assert d.witness == {"a": "y", "b": True}
+    assert d.span.line == line_of(text, "id: extra")
+
+
+def test_first_policy_allows_overlap_but_reports_unreachable_rules():
+    text = mini("- {id: xy, when: {a: [x, y]}, then: p}\n- {id: yz, when: {a: [y, z]}, then: q}\n"
+                "- {id: dead, when: {a: [x, z]}, then: q}\n", hit_policy="first")
+    c = check(text)
+    d = only(c, "unreachable-rule")
+    assert d.rules[0] == "dead" and set(d.rules[1:]) == {"xy", "yz"}
+    assert "overlap" not in codes(c)
+
+
+def test_redundant_rule_is_a_warning():
+    text = mini("- {id: special, when: {a: x, b: true}, then: p}\n- {id: x-all, when: {a: x}, then: p}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n", hit_policy="first")
+    c = check(text)
+    d = only(c, "redundant-rule")
+    assert d.rules == ("special",) and d.severity == "warning"
+    assert c.ok
+
+
+def test_rule_that_changes_a_decision_is_not_redundant():
+    text = mini("- {id: special, when: {a: x, b: true}, then: q}\n- {id: x-all, when: {a: x}, then: p}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n", hit_policy="first")
+    assert check(text).diagnostics == ()
+
+
+def test_invariant_breach_names_rule_and_invariant_with_witness():
+    text = mini(COMPLETE, extra="invariants:\n  - {id: q-needs-b, if: {output: q}, then: {b: true}}\n")
+    found = [d for d in check(text).diagnostics if d.code == "invariant"]
+    assert [d.rules for d in found] == [("ry", "q-needs-b")]
+    assert found[0].witness == {"a": "y", "b": False}
+
+
+def test_invariant_on_output():
+    text = mini(COMPLETE, extra="invariants:\n  - {if: {a: z}, then: {output: p}}\n")
+    d = only(check(text), "invariant")
+    assert d.rules == ("rz-t", "invariant-1")
+
+
+def test_failing_case_is_located_and_replayed():
+    text = mini(COMPLETE, extra="cases:\n  - {given: {a: y}, expect: p}\n")
+    d = only(check(text), "case-failed")
+    assert d.span.line == line_of(text, "given")
+    assert "rule 'ry' decides 'q'" in d.message
+
+
+def test_case_that_omits_an_input_must_hold_for_all_its_values():
+    text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: xf, when: {a: x, b: false}, then: q}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n", extra="cases:\n  - {given: {a: x}, expect: p}\n")
+    d = only(check(text), "case-failed")
+    assert d.witness == {"a": "x", "b": False}
+
+
+def test_empty_cell_and_full_domain_cell_lints():
+    text = mini("- {id: never, when: {a: []}, then: p}\n- {id: all, when: {a: [x, y, z]}, then: q}\n",
+                hit_policy="first")
+    c = check(text)
+    assert only(c, "empty-cell").severity == "error"
+    assert only(c, "full-domain-cell").severity == "warning"
+    assert "unreachable-rule" not in codes(c)
+
+
+def test_value_no_rule_names_is_an_error_unless_the_input_allows_wildcards():
+    rules = ("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
+             "- {id: rest, when: {a: {not: [x]}}, then: q}\n")
+    strict = check(mini(rules))
+    d = only(strict, "unnamed-value")
+    assert d.severity == "error" and "y, z" in d.message and d.rules == ("rest",)
+    relaxed = check(mini(rules).replace("{values: [x, y, z]}", "{values: [x, y, z], wildcard: true}"))
+    assert only(relaxed, "unnamed-value").severity == "warning"
+    assert relaxed.ok
+
+
+def test_input_no_rule_names_is_reported_unused():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n")
+    d = only(check(text), "unused-input")
+    assert d.severity == "warning" and "'b'" in d.message
+
+
+def test_bool_input_named_only_once_is_fine():
+    text = mini("- {id: special, when: {a: x, b: true}, then: q}\n- {id: x-all, when: {a: x}, then: p}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n", hit_policy="first")
+    assert check(text).diagnostics == ()
+
+
+def test_every_reported_witness_replays_through_the_compiled_decision():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n",
+                extra="cases:\n  - {given: {a: y, b: true}, expect: p}\n")
+    c = check(text)
+    doc, _ = parse_document(text, "t.yaml")
+    compiled = CompiledDecision(build_table(doc)[0])
+    assert {"gap", "case-failed"} <= set(codes(c))
+    for d in c.diagnostics:
+        if d.code == "gap":
+            assert compiled.decide(d.witness) is None
+        if d.code == "case-failed":
+            assert compiled.decide(d.witness).rule_id == "ry"

@@ -1,0 +1,140 @@
+"""The command line: exit codes, output formats, explain, diff, help."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from swapool.cli import main
+
+from .helpers import SHIPPED, line_of, mini, shipped_data
+
+GOOD = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
+            "- {id: rest, when: {a: [y, z]}, then: q}\n")
+GAP = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_shipped_table_is_valid(capsys):
+    code, out, _ = run(capsys, "validate", str(SHIPPED))
+    assert code == 0
+    assert "valid (0 error(s)" in out.splitlines()[-1]
+
+
+def test_findings_exit_1_with_file_line_col(capsys, write):
+    p = write(GAP)
+    code, out, _ = run(capsys, "validate", str(p))
+    assert code == 1
+    assert f"{p}:{line_of(GAP, 'rules:')}:1: error[gap]: no rule decides" in out
+    assert "invalid (" in out.splitlines()[-1]
+
+
+def test_missing_file_and_directory_exit_2(capsys, tmp_path):
+    assert run(capsys, "validate", str(tmp_path / "nope.yaml"))[0] == 2
+    assert run(capsys, "validate", str(tmp_path))[0] == 2
+
+
+def test_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["validate", "--format", "xml"])
+    assert info.value.code == 2
+
+
+def test_several_files_worst_code_wins(capsys, write):
+    good, bad = write(GOOD, "good.yaml"), write(GAP, "bad.yaml")
+    assert run(capsys, "validate", str(good))[0] == 0
+    assert run(capsys, "validate", str(good), str(bad))[0] == 1
+
+
+def test_strict_makes_warnings_fail(capsys, write):
+    p = write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n"))
+    assert run(capsys, "validate", str(p))[0] == 0  # unused-input is a warning
+    assert run(capsys, "validate", "--strict", str(p))[0] == 1
+
+
+def test_json_output_parses_with_the_documented_keys(capsys, write):
+    p = write(GAP)
+    code, out, _ = run(capsys, "validate", "--format", "json", str(p))
+    data = json.loads(out)
+    assert code == 1 and data["files"] == [str(p)]
+    gap = next(d for d in data["diagnostics"] if d["code"] == "gap")
+    assert set(gap) >= {"code", "severity", "message", "file", "line", "column", "rules", "witness"}
+    assert gap["witness"] == {"a": "y", "b": False}
+
+
+def _matches(cell, value):
+    if isinstance(cell, list):
+        return value in cell
+    if isinstance(cell, dict):
+        return value not in cell["not"]
+    return cell == "-" or cell == value
+
+
+@pytest.mark.parametrize("rule_index", range(len(shipped_data()["rules"])))
+def test_deleting_any_shipped_rule_prints_the_missing_combination(capsys, write, rule_index):
+    data = shipped_data()
+    removed = data["rules"].pop(rule_index)
+    text = yaml.safe_dump(data, sort_keys=False)
+    p = write(text)
+    code, out, _ = run(capsys, "validate", "--no-enum-import", str(p))
+    assert code == 1
+    gaps = [line for line in out.splitlines() if "error[gap]: no rule decides" in line]
+    assert gaps and all(line.startswith(f"{p}:{line_of(text, 'rules:')}:1:") for line in gaps), out
+    _, out, _ = run(capsys, "validate", "--no-enum-import", "--format", "json", str(p))
+    witnesses = [d["witness"] for d in json.loads(out)["diagnostics"] if d["code"] == "gap"]
+    assert len(witnesses) == len(gaps)
+    for w in witnesses:
+        assert all(_matches(cell, w[name]) for name, cell in removed["when"].items()), (w, removed)
+
+
+def test_explain_prints_decision_rule_and_why(capsys):
+    code, out, _ = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "active_pool=other",
+                       "--set", "is_draft_worker=true", "--set", "spec_algorithm=EAGLE",
+                       "--set", "allocator_kvcache=swa")
+    assert code == 0
+    assert "decision: none" in out and "rule:     draft-owns-its-kv" in out and "why:" in out
+
+
+def test_explain_json_and_errors(capsys):
+    code, out, _ = run(capsys, "explain", "--policy", str(SHIPPED), "--format", "json",
+                       "--set", "active_pool=swa")
+    assert code == 0 and json.loads(out)["output"] == "active"
+    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "spec_algorithm=MEDUSA",
+                       "--set", "active_pool=other", "--set", "is_draft_worker=true")
+    assert code == 2 and "MEDUSA" in err
+    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "is_draft_worker=maybe")
+    assert code == 2 and "bool" in err
+
+
+def test_schema_and_codes_commands(capsys):
+    code, out, _ = run(capsys, "schema")
+    assert code == 0 and json.loads(out)["title"]
+    code, out, _ = run(capsys, "codes")
+    assert code == 0 and "gap" in out and "overlap" in out
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["validate", "--help"], ["explain", "--help"],
+                                  ["diff", "--help"]])
+def test_help_exits_0_and_mentions_exit_codes_or_examples(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "usage:" in out
+
+
+def test_module_entry_point_runs_without_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"rules: [\n")
+    proc = subprocess.run([sys.executable, "-m", "swapool", "validate", str(bad)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert f"{bad}:2:1: error[yaml-syntax]" in proc.stdout

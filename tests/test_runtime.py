@@ -1,0 +1,191 @@
+"""resolve_swa_kv_pool on mock model runners: the six regression cases, laziness, errors."""
+
+import enum
+import itertools
+import logging
+from unittest.mock import MagicMock
+
+import pytest
+
+import swapool
+from swapool import PolicyError, load_policy, resolve_swa_kv_pool
+from swapool.runtime import clear_cache
+
+from .helpers import SHIPPED, MHATokenToKVPool, SWAKVPool, mini
+
+ALGORITHMS = ["NONE", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP"]
+SpeculativeAlgorithm = enum.Enum("SpeculativeAlgorithm", ALGORITHMS)
+
+
+def runner(active: str, draft: bool, algorithm, allocator: str):
+    """A model runner whose pools are MagicMock(spec=...) of sglang-shaped pool classes."""
+    mr = MagicMock()
+    mr.token_to_kv_pool = MagicMock(spec=SWAKVPool if active == "swa" else MHATokenToKVPool)
+    mr.is_draft_worker = draft
+    mr.spec_algorithm = algorithm
+    kv = MagicMock(spec=SWAKVPool if allocator == "swa" else MHATokenToKVPool)
+    mr.token_to_kv_pool_allocator.get_kvcache.return_value = kv
+    return mr
+
+
+def reference(mr):
+    """sglang's fixed resolver (DESIGN.md section 1) written as plain ifs: the oracle."""
+    if isinstance(mr.token_to_kv_pool, SWAKVPool):
+        return mr.token_to_kv_pool
+    if mr.is_draft_worker and mr.spec_algorithm.name != "FROZEN_KV_MTP":
+        return None
+    kv = mr.token_to_kv_pool_allocator.get_kvcache()
+    return kv if isinstance(kv, SWAKVPool) else None
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch):
+    monkeypatch.delenv("SWAPOOL_POLICY", raising=False)
+    clear_cache()
+    yield
+    clear_cache()
+
+
+A = SpeculativeAlgorithm
+
+
+@pytest.mark.parametrize("active, draft, algorithm, allocator, expect", [
+    ("swa", False, A.NONE, "swa", "active"),
+    ("other", False, A.NONE, "swa", "allocator"),
+    ("other", False, A.NONE, "other", "none"),
+    ("other", True, A.EAGLE, "swa", "none"),
+    ("other", True, A.FROZEN_KV_MTP, "swa", "allocator"),
+    ("other", False, A.EAGLE, "swa", "allocator"),
+])
+def test_regression_case(active, draft, algorithm, allocator, expect):
+    mr = runner(active, draft, algorithm, allocator)
+    got = resolve_swa_kv_pool(mr)
+    want = {"active": mr.token_to_kv_pool, "none": None,
+            "allocator": mr.token_to_kv_pool_allocator.get_kvcache.return_value}[expect]
+    assert got is want
+
+
+def test_matches_the_reference_on_every_input_combination():
+    for active, draft, algorithm, allocator in itertools.product(
+            ["swa", "other"], [False, True], list(A), ["swa", "other"]):
+        mr = runner(active, draft, algorithm, allocator)
+        assert resolve_swa_kv_pool(mr) is reference(mr), (active, draft, algorithm, allocator)
+
+
+def test_reverted_fix_would_be_caught_by_the_reference():
+    """The oracle distinguishes the reverted logic (draft EAGLE through the allocator)."""
+    mr = runner("other", True, A.EAGLE, "swa")
+    reverted = mr.token_to_kv_pool_allocator.get_kvcache()
+    assert reference(mr) is None and reverted is not None
+
+
+@pytest.mark.parametrize("active, draft, algorithm", [
+    ("swa", False, A.NONE), ("swa", True, A.EAGLE), ("other", True, A.EAGLE),
+    ("other", True, A.NGRAM), ("other", True, A.DFLASH),
+])
+def test_get_kvcache_is_not_called_when_the_decision_is_known(active, draft, algorithm):
+    mr = runner(active, draft, algorithm, "swa")
+    resolve_swa_kv_pool(mr)
+    mr.token_to_kv_pool_allocator.get_kvcache.assert_not_called()
+
+
+def test_spec_algorithm_is_not_read_for_a_target_worker():
+    mr = runner("other", False, A.NONE, "swa")
+    type(mr).spec_algorithm = property(lambda self: pytest.fail("spec_algorithm was read"))
+    resolve_swa_kv_pool(mr)
+
+
+def test_get_kvcache_is_called_once_when_needed():
+    mr = runner("other", True, A.FROZEN_KV_MTP, "swa")
+    resolve_swa_kv_pool(mr)
+    mr.token_to_kv_pool_allocator.get_kvcache.assert_called_once_with()
+
+
+def test_string_algorithm_and_explicit_pool_types():
+    mr = runner("other", True, "FROZEN_KV_MTP", "swa")
+    assert resolve_swa_kv_pool(mr, swa_pool_types=(SWAKVPool,)) is mr.token_to_kv_pool_allocator.get_kvcache()
+    # The type check is the caller's: with another class as "SWA", the active pool qualifies.
+    assert resolve_swa_kv_pool(mr, swa_pool_types=(MHATokenToKVPool,)) is mr.token_to_kv_pool
+
+
+def test_unknown_algorithm_is_an_error_naming_value_and_table():
+    mr = runner("other", True, "MEDUSA", "swa")
+    with pytest.raises(PolicyError, match=r"spec_algorithm='MEDUSA' is not in the domain of policy .*swa\.yaml"):
+        resolve_swa_kv_pool(mr)
+
+
+def test_non_bool_draft_flag_is_an_error_not_a_match():
+    mr = runner("other", "yes", A.EAGLE, "swa")
+    with pytest.raises(PolicyError, match="is_draft_worker"):
+        resolve_swa_kv_pool(mr)
+
+
+def test_decide_is_a_lookup_with_rule_id():
+    policy = load_policy()
+    d = policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=A.EAGLE3,
+                      allocator_kvcache="swa")
+    assert (d.output, d.rule_id) == ("none", "draft-owns-its-kv")
+    assert policy.decide(active_pool="swa").output == "active"
+
+
+def test_decide_rejects_unknown_and_missing_facts():
+    policy = load_policy()
+    with pytest.raises(PolicyError, match="unknown fact"):
+        policy.decide(active_pool="swa", colour="blue")
+    with pytest.raises(PolicyError, match="needs the fact 'is_draft_worker'"):
+        policy.decide(active_pool="other")
+
+
+def test_load_policy_is_cached_per_path_and_content(write):
+    p = write(SHIPPED.read_text())
+    first = load_policy(p)
+    assert load_policy(p) is first
+    p.write_text(SHIPPED.read_text() + "\n# edited\n")
+    assert load_policy(p) is not first
+
+
+def test_env_var_names_the_policy(write, monkeypatch):
+    p = write(SHIPPED.read_text(), "other.yaml")
+    monkeypatch.setenv("SWAPOOL_POLICY", str(p))
+    assert load_policy().path == str(p)
+
+
+def test_invalid_table_raises_listing_every_diagnostic(write):
+    p = write(mini("- {id: r1, when: {a: x}, then: p}\n- {id: r1, when: {a: w}, then: maybe}\n"))
+    with pytest.raises(PolicyError) as info:
+        load_policy(p)
+    got = {d.code for d in info.value.diagnostics}
+    assert {"unknown-value", "duplicate-rule-id"} <= got
+    assert "t.yaml:" in str(info.value)
+
+
+def test_invalid_table_is_not_cached_or_half_loaded(write):
+    p = write(mini("- {id: r1, when: {a: x}, then: p}\n"))
+    for _ in range(2):
+        with pytest.raises(PolicyError, match="gap"):
+            load_policy(p)
+
+
+def test_unreadable_table_raises_policy_error(tmp_path):
+    with pytest.raises(PolicyError, match="no such file"):
+        load_policy(tmp_path / "missing.yaml")
+
+
+def test_load_logs_one_info_line(caplog, write):
+    p = write(SHIPPED.read_text())
+    with caplog.at_level(logging.INFO, logger="swapool"):
+        policy = load_policy(p)
+        load_policy(p)
+    lines = [r.getMessage() for r in caplog.records if r.name == "swapool"]
+    assert len(lines) == 1
+    assert str(p) in lines[0] and policy.digest[:12] in lines[0] and "6 rules" in lines[0]
+
+
+def test_resolver_refuses_a_table_for_another_decision(write):
+    p = write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: r, when: {a: [y, z]}, then: q}\n"))
+    with pytest.raises(PolicyError, match="resolve_swa_kv_pool reads only"):
+        resolve_swa_kv_pool(runner("swa", False, A.NONE, "swa"), policy=load_policy(p))
+
+
+def test_public_api():
+    assert set(swapool.__all__) >= {"load_policy", "resolve_swa_kv_pool", "Policy", "PolicyError", "Decision"}

@@ -1,0 +1,107 @@
+"""The JSON Schema is the format's contract; its errors point at the offending YAML."""
+
+import json
+
+import jsonschema
+import pytest
+
+from swapool.schema import table_schema
+
+from .helpers import SHIPPED, check, line_of, mini, only
+
+# Keywords draft-07 editor tooling (yaml-language-server) understands.
+DRAFT7_KEYWORDS = {
+    "$schema", "$id", "$ref", "title", "description", "type", "properties", "required",
+    "additionalProperties", "items", "enum", "const", "oneOf", "anyOf", "not", "minItems",
+    "minLength", "minProperties", "pattern", "propertyNames", "definitions",
+}
+
+
+def keywords(node, out):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.add(k)
+            if k in ("properties", "definitions"):
+                for sub in v.values():
+                    keywords(sub, out)
+            else:
+                keywords(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            keywords(v, out)
+    return out
+
+
+def test_schema_is_valid_2020_12_and_draft_07():
+    jsonschema.Draft202012Validator.check_schema(table_schema())
+    jsonschema.Draft7Validator.check_schema(table_schema())
+
+
+def test_schema_uses_only_draft_07_keywords():
+    used = keywords(table_schema(), set())
+    assert used - DRAFT7_KEYWORDS - {"values", "format", "decision", "hit_policy", "inputs", "output",
+                                     "invariants", "rules", "cases", "identifier", "rule_id", "literal",
+                                     "domain", "input", "cell", "condition", "rule", "invariant", "case",
+                                     "enum", "wildcard", "id", "when", "then", "why", "if", "given",
+                                     "expect"} == set()
+
+
+def test_shipped_table_validates_under_draft_07_too():
+    import yaml
+    jsonschema.Draft7Validator(table_schema()).validate(yaml.safe_load(SHIPPED.read_text()))
+
+
+def test_shipped_table_has_the_modeline():
+    first = SHIPPED.read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../schemas/swa-policy.schema.json"
+
+
+def test_unknown_top_level_key_points_at_the_key():
+    text = mini("- {id: r, then: p}\n") + "colour: blue\n"
+    d = only(check(text), "schema")
+    assert "unknown key 'colour'" in d.message
+    assert d.span.line == line_of(text, "colour:")
+
+
+def test_missing_required_key():
+    text = mini("- {id: r, then: p}\n").replace("hit_policy: unique\n", "")
+    d = only(check(text), "schema")
+    assert "hit_policy" in d.message and d.span.line == 1
+
+
+def test_wrong_type_names_expected_and_got():
+    text = mini("- {id: r, when: {a: x}, then: [p]}\n")
+    d = only(check(text), "schema")
+    assert "expected a string, got list" in d.message
+    assert d.span.line == line_of(text, "id: r")
+
+
+def test_bad_cell_explains_the_cell_forms():
+    text = mini("- {id: r, when: {a: {only: x}}, then: p}\n")
+    d = only(check(text), "schema")
+    assert "a cell is a value" in d.message
+
+
+def test_input_needs_values_or_type():
+    text = mini("- {id: r, then: p}\n").replace("b: {type: bool}", "b: {description: nothing}")
+    d = only(check(text), "schema")
+    assert "input 'b' needs exactly one of" in d.message
+    assert d.span.line == line_of(text, "b: {description")
+
+
+@pytest.mark.parametrize("key, value", [("format", "2"), ("hit_policy", "any")])
+def test_constant_and_enum_keys(key, value):
+    text = mini("- {id: r, then: p}\n")
+    text = "\n".join(f"{key}: {value}" if line.startswith(f"{key}:") else line for line in text.splitlines())
+    d = only(check(text + "\n"), "schema")
+    assert d.span.line == line_of(text, f"{key}:")
+
+
+def test_all_schema_errors_are_reported_not_only_the_first():
+    text = mini("- {id: r, then: 1}\n- {id: 's s', then: p}\n") + "extra: 1\n"
+    assert len([d for d in check(text).diagnostics if d.code == "schema"]) == 3
+
+
+def test_schema_file_is_plain_json():
+    from swapool.resources import schema_path
+    assert json.loads(schema_path().read_text())["$schema"].endswith("2020-12/schema")
