@@ -4,6 +4,7 @@ decision. One engine (`partition.split`) answers all of them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from .compiled import CompiledDecision
@@ -43,18 +44,24 @@ def _replay(compiled: CompiledDecision, region: Cube, expect_rule: str | None) -
                           f"analysis said {expect_rule}")
 
 
-def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
-    """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
+@dataclass(frozen=True)
+class Coverage:
+    """How the rules cover the input space (the facts behind gap/overlap/dead-rule findings)."""
+
+    gaps: tuple[Cube, ...]  # disjoint, merged regions no rule decides
+    overlaps: dict[int, tuple[int, ...]]  # rule index -> earlier rules deciding some input with it
+    fires: frozenset[int]  # rules that decide some input (first hit)
+    needed: frozenset[int]  # rules whose removal changes some decision
+
+
+def measure_coverage(table: Table) -> Coverage:
     rules = table.rules
-    live = [r for r in rules if not is_empty(r.cube)]
-    cubes = [r.cube if r in live else tuple(0 for _ in r.cube) for r in rules]
     region = table.full_region
-    root = split(cubes, region)
     gaps: list[Cube] = []
     overlaps: dict[int, list[int]] = {}
     fires: set[int] = set()
     needed: set[int] = set()
-    for reg, leaf in pieces(root, region):
+    for reg, leaf in pieces(split([r.cube for r in rules], region), region):
         m = leaf.matched
         if not m:
             gaps.append(reg)
@@ -62,10 +69,20 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
         fires.add(m[0])
         if len(m) < 2 or rules[m[1]].then != rules[m[0]].then:
             needed.add(m[0])
-        if table.hit_policy == "unique":
-            for j, later in enumerate(m[1:], 1):
-                earlier = overlaps.setdefault(later, [])
-                earlier.extend(a for a in m[:j] if a not in earlier)
+        for j, later in enumerate(m[1:], 1):
+            earlier = overlaps.setdefault(later, [])
+            earlier.extend(a for a in m[:j] if a not in earlier)
+    return Coverage(tuple(merge_regions(gaps)), {k: tuple(v) for k, v in overlaps.items()},
+                    frozenset(fires), frozenset(needed))
+
+
+def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+    """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
+    rules = table.rules
+    cov = measure_coverage(table)
+    gaps, fires, needed = cov.gaps, cov.fires, cov.needed
+    overlaps = cov.overlaps if table.hit_policy == "unique" else {}
+    live = [r for r in rules if not is_empty(r.cube)]
     found: list[Diagnostic] = []
     for reg in merge_regions(gaps):
         _replay(compiled, reg, None)

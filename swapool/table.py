@@ -6,6 +6,7 @@ so a rule is a cube and the analysis works on small integers.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -68,7 +69,7 @@ class Rule:
     span: Span
     why: str | None = None
 
-    @property
+    @functools.cached_property
     def cube(self) -> tuple[int, ...]:
         return tuple(c.mask for c in self.cells)
 

@@ -1,0 +1,63 @@
+"""Brute-force reference semantics (test-only): enumerate every input, scan every rule.
+
+It shares nothing with swapool's engine but the Table model, so the two can be
+checked against each other (differential testing)."""
+
+from __future__ import annotations
+
+import itertools
+
+from swapool.table import Table
+
+
+def inside(cube, point) -> bool:
+    return all(m >> v & 1 for m, v in zip(cube, point))
+
+
+def cube_points(cube) -> set[tuple]:
+    return set(itertools.product(*([i for i in range(m.bit_length()) if m >> i & 1] for m in cube)))
+
+
+class Brute:
+    def __init__(self, table: Table):
+        self.table = table
+        self.points = list(itertools.product(*(range(len(i.values)) for i in table.inputs)))
+        self.matches = {p: [r.index for r in table.rules if inside(r.cube, p)] for p in self.points}
+        self.decisions = {p: (m[0] if m else None) for p, m in self.matches.items()}
+
+    def output_of(self, rule: int | None) -> str | None:
+        return None if rule is None else self.table.rules[rule].then
+
+    def output_at(self, p: tuple) -> str | None:
+        return self.output_of(self.decisions[p])
+
+    def gaps(self) -> set[tuple]:
+        return {p for p, m in self.matches.items() if not m}
+
+    def overlap_pairs(self) -> set[tuple[int, int]]:
+        return {(a, b) for m in self.matches.values() for a, b in itertools.combinations(m, 2)}
+
+    def firing(self) -> set[int]:
+        return {m[0] for m in self.matches.values() if m}
+
+    def needed(self) -> set[int]:
+        """Rules whose removal changes the output (or leaves no decision) somewhere."""
+        rules = self.table.rules
+        return {m[0] for m in self.matches.values()
+                if m and (len(m) < 2 or rules[m[1]].then != rules[m[0]].then)}
+
+    def breaches(self) -> set[tuple[str, str]]:
+        found = set()
+        for p, r in self.decisions.items():
+            if r is None:
+                continue
+            out = self.table.rules[r].then
+            for inv in self.table.invariants:
+                if inside(inv.if_region, p) and out in inv.if_outputs:
+                    if not inside(inv.then_region, p) or out not in inv.then_outputs:
+                        found.add((self.table.rules[r].id, inv.id))
+        return found
+
+    def failing_cases(self) -> set[int]:
+        return {c.index for c in self.table.cases for p in self.points
+                if inside(c.region, p) and self.output_at(p) != c.expect}

@@ -1,0 +1,161 @@
+"""Property tests: the engine agrees exactly with the brute-force oracle on random tables."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from swapool.analysis import analyse, measure_coverage
+from swapool.compiled import CompiledDecision
+from swapool.diff import diff_tables
+from swapool.source import parse_document
+from swapool.table import build_table
+
+from . import oracle
+
+MAX_POINTS = 400
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def domains(draw):
+    n = draw(st.integers(2, 8))
+    sizes, budget = [], MAX_POINTS
+    for i in range(n):
+        most = max(1, min(8, budget // 2 ** (n - i - 1)))
+        size = draw(st.integers(1, most))
+        sizes.append(size)
+        budget //= size
+    return sizes
+
+
+@st.composite
+def cell(draw, size):
+    kind = draw(st.sampled_from(["any", "any", "literal", "list", "not"]))
+    values = [f"v{i}" for i in range(size)]
+    if kind == "any":
+        return None
+    if kind == "literal":
+        return draw(st.sampled_from(values))
+    chosen = draw(st.lists(st.sampled_from(values), min_size=1, max_size=size, unique=True))
+    return chosen if kind == "list" else {"not": chosen}
+
+
+@st.composite
+def condition(draw, sizes, outputs=None):
+    out = {}
+    for i, size in enumerate(sizes):
+        c = draw(cell(size))
+        if c is not None:
+            out[f"i{i}"] = c
+    if outputs and draw(st.booleans()):
+        out["output"] = draw(st.lists(st.sampled_from(outputs), min_size=1, unique=True))
+    return out
+
+
+@st.composite
+def table_data(draw, sizes=None):
+    sizes = sizes or draw(domains())
+    outputs = [f"o{i}" for i in range(draw(st.integers(1, 3)))]
+    rules = []
+    for r in range(draw(st.integers(1, 60))):
+        rules.append({"id": f"r{r}", "when": draw(condition(sizes)), "then": draw(st.sampled_from(outputs))})
+    invariants = []
+    for k in range(draw(st.integers(0, 2))):
+        cond_if = draw(condition(sizes, outputs)) or {"output": outputs[:1]}
+        cond_then = draw(condition(sizes, outputs)) or {"output": outputs[-1:]}
+        invariants.append({"id": f"inv{k}", "if": cond_if, "then": cond_then})
+    cases = []
+    for _ in range(draw(st.integers(0, 3))):
+        given_ = {f"i{i}": f"v{draw(st.integers(0, s - 1))}" for i, s in enumerate(sizes) if draw(st.booleans())}
+        cases.append({"given": given_, "expect": draw(st.sampled_from(outputs))})
+    return {
+        "format": 1, "decision": "random", "hit_policy": draw(st.sampled_from(["unique", "first"])),
+        "inputs": {f"i{i}": {"values": [f"v{j}" for j in range(s)], "wildcard": True}
+                   for i, s in enumerate(sizes)},
+        "output": {"values": outputs}, "invariants": invariants, "rules": rules, "cases": cases,
+    }
+
+
+def build(data):
+    doc, found = parse_document(yaml.dump(data, Dumper=DUMPER, sort_keys=False), "random.yaml")
+    assert not found
+    table, found = build_table(doc)
+    assert table is not None, found
+    return table
+
+
+@SETTINGS
+@given(table_data())
+def test_engine_agrees_with_the_oracle(data):
+    table = build(data)
+    brute = oracle.Brute(table)
+    cov = measure_coverage(table)
+    gap_points = [p for g in cov.gaps for p in oracle.cube_points(g)]
+    assert len(gap_points) == len(set(gap_points)), "gap regions overlap"
+    assert set(gap_points) == brute.gaps()
+    assert {(a, b) for b, earlier in cov.overlaps.items() for a in earlier} == brute.overlap_pairs()
+    assert cov.fires == brute.firing()
+    assert cov.needed == brute.needed()
+
+    compiled = CompiledDecision(table)
+    for p, r in brute.decisions.items():
+        got = compiled.decide_indices(p)
+        assert (got.rule_id if got else None) == (table.rules[r].id if r is not None else None)
+
+    found = analyse(table)  # also replays every witness; a disagreement raises
+    assert {d.rules for d in found if d.code == "invariant"} == brute.breaches()
+    failing = {int(re.match(r"case (\d+)", d.message).group(1)) - 1 for d in found if d.code == "case-failed"}
+    assert failing == brute.failing_cases()
+    gap_findings = [d for d in found if d.code == "gap"]
+    assert len(gap_findings) == len(cov.gaps)
+    if table.hit_policy == "first":
+        dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}
+        live = {r.id for r in table.rules if all(r.cube)}
+        assert dead == {r.id for r in table.rules if r.index not in brute.firing()} & live
+
+
+@st.composite
+def table_pairs(draw):
+    sizes = draw(domains())
+    old = draw(table_data(sizes))
+    if draw(st.booleans()):
+        new = draw(table_data(sizes))
+    else:  # a small edit of old: the realistic case
+        new = copy.deepcopy(old)
+        rules = new["rules"]
+        i = draw(st.integers(0, len(rules) - 1))
+        action = draw(st.sampled_from(["retarget", "drop", "reverse", "rename"]))
+        if action == "retarget":
+            rules[i]["then"] = draw(st.sampled_from(new["output"]["values"]))
+        elif action == "drop" and len(rules) > 1:
+            rules.pop(i)
+        elif action == "reverse":
+            rules.reverse()
+        else:
+            for r in rules:
+                r["id"] = "renamed-" + r["id"]
+    return old, new
+
+
+@SETTINGS
+@given(table_pairs())
+def test_diff_agrees_with_the_oracle(pair):
+    old, new = (build(d) for d in pair)
+    result = diff_tables(old, new)
+    a, b = oracle.Brute(old), oracle.Brute(new)
+    want = {p for p in a.points if a.output_at(p) != b.output_at(p)}
+    seen: set[tuple] = set()
+    for change in result.changes:
+        pts = oracle.cube_points(change.region)
+        assert not pts & seen, "change regions overlap"
+        seen |= pts
+        for p in pts:
+            assert change.old.output == a.output_at(p)
+            assert change.new.output == b.output_at(p)
+    assert seen == want
