@@ -62,3 +62,32 @@ class SWAKVPool:
 
 class MHATokenToKVPool:
     pass
+
+
+def reverted_eagle_fix(data: dict) -> dict:
+    """The shipped table as the PR that reverted the fix left it: every worker whose own
+    pool is not SWA reads through the allocator, EAGLE-style drafts included."""
+    data = dict(data)
+    data["rules"] = [
+        data["rules"][0],
+        {"id": "allocator-if-swa", "when": {"active_pool": "other", "allocator_kvcache": "swa"},
+         "then": "allocator", "why": "reverted: drafts are not told apart"},
+        {"id": "no-swa", "when": {"active_pool": "other", "allocator_kvcache": "other"}, "then": "none"},
+    ]
+    return data
+
+
+def without_frozen_fallback(data: dict) -> dict:
+    """The shipped table with the FROZEN_KV_MTP allocator fallback removed: every draft
+    decides none (the Gemma-4 MTP crash: full-pool indices into the small SWA cache)."""
+    data = dict(data)
+    rules = [dict(r) for r in data["rules"] if not r["id"].startswith("frozen-kv-mtp")]
+    for r in rules:
+        if r["id"] == "draft-owns-its-kv":
+            r["when"] = {"active_pool": "other", "is_draft_worker": True}
+    data["rules"] = rules
+    return data
+
+
+def dump(data: dict) -> str:
+    return yaml.safe_dump(data, sort_keys=False)

@@ -1,0 +1,135 @@
+"""Enum binding drift, and the semantic diff between table versions."""
+
+import json
+import textwrap
+
+import pytest
+
+from swapool.cli import main
+from swapool.validate import check_text
+
+from .helpers import SHIPPED, dump, mini, only, reverted_eagle_fix, shipped_data, without_frozen_fallback
+
+
+@pytest.fixture
+def engine_enum(tmp_path, monkeypatch):
+    """An importable module `fake_engine` with an Algorithm enum (members chosen by the test)."""
+    def make(members: str, body: str = "") -> str:
+        (tmp_path / "fake_engine.py").write_text(textwrap.dedent(f"""\
+            import enum
+            {body}
+            Algorithm = enum.Enum("Algorithm", "{members}")
+            """))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        import sys
+        sys.modules.pop("fake_engine", None)
+        return "fake_engine:Algorithm"
+    return make
+
+
+def bound_table(binding: str) -> str:
+    rules = "- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n"
+    return mini(rules).replace("a: {values: [x, y, z]}", f'a: {{values: [x, y, z], enum: "{binding}"}}') \
+        .replace("  b: {type: bool}\n", "")
+
+
+def run_check(text):
+    return check_text(text, "t.yaml", import_enums=True)
+
+
+def test_enum_in_step_with_the_table_is_silent(engine_enum):
+    c = run_check(bound_table(engine_enum("x y z")))
+    assert c.ok and c.diagnostics == ()
+
+
+def test_new_engine_member_is_a_gap_naming_it(engine_enum):
+    c = run_check(bound_table(engine_enum("x y z MEDUSA")))
+    d = only(c, "enum-missing-member")
+    assert "MEDUSA" in d.message and d.severity == "error"
+    assert not c.ok
+
+
+def test_value_that_is_not_a_member_is_a_warning(engine_enum):
+    d = only(run_check(bound_table(engine_enum("x y"))), "enum-extra-value")
+    assert d.severity == "warning" and "value z of input 'a'" in d.message
+
+
+def test_unimportable_binding_is_a_note_not_a_failure():
+    c = run_check(bound_table("no_such_engine_pkg.spec:Algorithm"))
+    d = only(c, "enum-import")
+    assert d.severity == "note" and "not installed" in d.message and c.ok
+
+
+def test_binding_whose_import_fails_is_a_note(engine_enum):
+    c = run_check(bound_table(engine_enum("x y z", body="raise RuntimeError('needs a GPU')")))
+    d = only(c, "enum-import")
+    assert "needs a GPU" in d.message and c.ok
+
+
+def test_binding_to_a_non_enum_is_a_note(engine_enum):
+    engine_enum("x y z")
+    c = run_check(bound_table("fake_engine:enum"))
+    assert "not an Enum" in only(c, "enum-import").message
+
+
+def test_reverted_eagle_fix_breaks_the_shipped_invariant():
+    c = check_text(dump(reverted_eagle_fix(shipped_data())), "reverted.yaml", import_enums=False)
+    breach = [d for d in c.diagnostics if d.code == "invariant"]
+    assert any(d.rules == ("allocator-if-swa", "eagle-style-drafts-never-touch-the-allocator") for d in breach)
+    assert "case-failed" in {d.code for d in c.diagnostics}
+
+
+def test_removed_frozen_fallback_fails_the_regression_case():
+    c = check_text(dump(without_frozen_fallback(shipped_data())), "nofrozen.yaml", import_enums=False)
+    failed = [d for d in c.diagnostics if d.code == "case-failed"]
+    assert any(d.witness["spec_algorithm"] == "FROZEN_KV_MTP" for d in failed)
+
+
+def diff(capsys, old, new, *extra):
+    code = main(["diff", str(old), str(new), *extra])
+    return code, capsys.readouterr()
+
+
+def test_diff_shows_exactly_the_reverted_region(capsys, write):
+    data = shipped_data()
+    data.pop("invariants")
+    data["cases"] = []
+    new = write(dump(reverted_eagle_fix(data)), "reverted.yaml")
+    code, out = diff(capsys, SHIPPED, new, "--format", "json")
+    assert code == 1
+    changes = json.loads(out.out)["changes"]
+    assert len(changes) == 1
+    c = changes[0]
+    assert c["old"] == {"output": "none", "rule": "draft-owns-its-kv"}
+    assert c["new"] == {"output": "allocator", "rule": "allocator-if-swa"}
+    assert c["region"] == ("active_pool=other, is_draft_worker=true, spec_algorithm in [NONE, EAGLE, EAGLE3, "
+                           "STANDALONE, NGRAM, DFLASH, DSPARK, UNO], allocator_kvcache=swa")
+
+
+def test_renamed_and_reordered_rules_are_equivalent(capsys, write):
+    data = shipped_data()
+    for r in data["rules"]:
+        r["id"] = "renamed-" + r["id"]
+    data["rules"].reverse()
+    code, out = diff(capsys, SHIPPED, write(dump(data)))
+    assert code == 0 and out.out.strip().endswith("equivalent")
+
+
+def test_diff_reports_a_value_only_one_table_knows(capsys, write):
+    data = shipped_data()
+    data["inputs"]["spec_algorithm"]["values"].append("MEDUSA")
+    data["rules"][1]["when"]["spec_algorithm"].append("MEDUSA")
+    code, out = diff(capsys, SHIPPED, write(dump(data)))
+    assert code == 1
+    assert ("active_pool=other, is_draft_worker=true, spec_algorithm=MEDUSA: (not in the table's domain) "
+            "-> none (draft-owns-its-kv)") in out.out
+
+
+def test_diff_refuses_invalid_or_incomparable_tables(capsys, write):
+    bad = write(mini("- {id: rx, when: {a: x}, then: p}\n"), "bad.yaml")
+    code, out = diff(capsys, SHIPPED, bad)
+    assert code == 2 and "not a valid table" in out.err
+    other = write(mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, "
+                       "then: q}\n- {id: r, when: {a: [y, z]}, then: q}\n"), "other.yaml")
+    code, out = diff(capsys, SHIPPED, other)
+    assert code == 2 and "different inputs" in out.err
