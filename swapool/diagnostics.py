@@ -23,7 +23,6 @@ CODES: dict[str, str] = {
     "unknown-value": "a cell or case names a value outside the input's or output's domain",
     "duplicate-value": "an input or output lists the same value twice",
     "duplicate-rule-id": "two rules share an id",
-    "missing-fact": "a case does not give a value for every input",
     "gap": "an input combination that no rule decides",
     "overlap": "under hit_policy unique, an input combination that two rules decide",
     "unreachable-rule": "under hit_policy first, a rule that earlier rules hide everywhere",

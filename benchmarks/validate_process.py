@@ -1,0 +1,58 @@
+"""Whole-process time of `swapool validate policies/swa.yaml` next to check-jsonschema on the
+same file and schema (which checks only the schema). Both run interleaved in one process;
+medians of --runs each. Needs `pip install check-jsonschema`.
+
+    python benchmarks/validate_process.py [--runs 21]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _report import print_table, write_json
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = "policies/swa.yaml"
+SCHEMA = "schemas/swa-policy.schema.json"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=21)
+    args = ap.parse_args()
+    bindir = Path(sys.executable).parent
+    swapool = shutil.which("swapool", path=str(bindir)) or shutil.which("swapool")
+    cjs = shutil.which("check-jsonschema", path=str(bindir)) or shutil.which("check-jsonschema")
+    if not swapool or not cjs:
+        sys.exit("needs both `swapool` and `check-jsonschema` on PATH (pip install check-jsonschema)")
+    commands = {
+        "swapool validate": [swapool, "validate", TABLE],
+        "swapool validate --no-enum-import": [swapool, "validate", "--no-enum-import", TABLE],
+        "check-jsonschema (schema only)": [cjs, "--schemafile", SCHEMA, TABLE],
+        "python -c 'import yaml, jsonschema'": [sys.executable, "-c", "import yaml, jsonschema"],
+    }
+    for argv in commands.values():  # warm caches, and fail loudly if a command fails
+        subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
+    samples = {k: [] for k in commands}
+    for _ in range(args.runs):
+        for name, argv in commands.items():
+            t = time.perf_counter()
+            subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
+            samples[name].append(time.perf_counter() - t)
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    base = med["check-jsonschema (schema only)"]
+    rows = [[k, f"{v * 1e3:.0f}", f"{v / base:.2f}x"] for k, v in med.items()]
+    print(f"median wall time of the whole process over {args.runs} interleaved runs\n")
+    print_table(["command", "ms", "vs check-jsonschema"], rows)
+    write_json("validate_process", {"runs": args.runs, "median_s": med,
+                                    "ratio_swapool_to_check_jsonschema": med["swapool validate"] / base})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+"""The README documents every finding code, and the code emits only documented codes."""
+
+import re
+from pathlib import Path
+
+from swapool.diagnostics import CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_code_has_a_readme_row():
+    readme = (ROOT / "README.md").read_text()
+    missing = [c for c in CODES if f"| `{c}` |" not in readme]
+    assert not missing
+
+
+def test_every_emitted_code_is_registered():
+    emitted = set()
+    for path in (ROOT / "swapool").rglob("*.py"):
+        emitted |= set(re.findall(r'\b(?:error|warning|note)\(\s*"([a-z0-9-]+)"', path.read_text()))
+    assert emitted and emitted <= set(CODES), emitted - set(CODES)
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert "python -m pytest -q" in ci
+    assert "python -m pytest -q" in (ROOT / "README.md").read_text()
