@@ -36,12 +36,22 @@ class ReplayError(AssertionError):
     """The analysis and the compiled decision disagree: a bug in swapool, not in the table."""
 
 
-def _replay(compiled: CompiledDecision, region: Cube, expect_rule: str | None) -> None:
-    got = compiled.decide_indices(_point(compiled.table, region))
+def _replay(compiled: CompiledDecision, region: Cube, expect_rule: str | None, *, also: tuple = ()) -> None:
+    """Decide the witness of `region` with the compiled diagram; it must give `expect_rule`
+    (None: a gap) and every rule in `also` must match the witness."""
+    point = _point(compiled.table, region)
+    got = compiled.decide_indices(point)
     got_rule = got.rule_id if got else None
-    if got_rule != expect_rule:
+    inside = all(all(m >> v & 1 for m, v in zip(r.cube, point)) for r in also)
+    if got_rule != expect_rule or not inside:
         raise ReplayError(f"witness {compiled.table.point(region)} replays to {got_rule}, "
                           f"analysis said {expect_rule}")
+
+
+def _first_match(table: Table, region: Cube) -> str | None:
+    """The first rule matching the witness of `region`, by a plain scan (independent of the diagram)."""
+    point = _point(table, region)
+    return next((r.id for r in table.rules if all(m >> v & 1 for m, v in zip(r.cube, point))), None)
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
     overlaps = cov.overlaps if table.hit_policy == "unique" else {}
     live = [r for r in rules if not is_empty(r.cube)]
     found: list[Diagnostic] = []
-    for reg in merge_regions(gaps):
+    for reg in gaps:
         _replay(compiled, reg, None)
         found.append(error(
             "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
@@ -94,6 +104,7 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
         b = rules[later]
         a = rules[earlier[0]]
         reg = intersect(a.cube, b.cube)
+        _replay(compiled, reg, _first_match(table, reg), also=(a, b))
         others = ", ".join(f"'{rules[e].id}'" for e in earlier)
         found.append(error(
             "overlap", f"rule '{b.id}' overlaps {others}: both decide {table.describe(reg)}"
@@ -105,6 +116,9 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
         for r in live:
             if r.index not in fires:
                 hiders = [q.id for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
+                _replay(compiled, r.cube, _first_match(table, r.cube), also=(r,))
+                if _first_match(table, r.cube) == r.id:
+                    raise ReplayError(f"rule {r.id} fires at its witness but was reported unreachable")
                 found.append(error(
                     "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
                     + ", ".join(f"'{h}'" for h in hiders) + " decide every input it matches",

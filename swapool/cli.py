@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from . import __version__
-from .diagnostics import CODES, Diagnostic, format_value, render_json, render_text, sort_diagnostics, summary_line
+from .diagnostics import CODES, Diagnostic, render_json, render_text, sort_diagnostics, summary_line
 from .resources import default_policy_path, schema_path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

@@ -109,7 +109,7 @@ def parse_document(raw: bytes | str, file: str = "<string>") -> tuple[Document |
     except yaml.YAMLError as exc:
         return None, [error("yaml-syntax", str(exc).splitlines()[0], Span(file, 1, 1))]
     except RecursionError:
-        return None, [error("yaml-syntax", f"nesting deeper than Python can parse", Span(file, 1, 1))]
+        return None, [error("yaml-syntax", "nesting deeper than Python can parse", Span(file, 1, 1))]
     if root is None:
         return None, [error("schema", "the file holds no YAML document; expected a table mapping",
                             Span(file, 1, 1))]
