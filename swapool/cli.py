@@ -149,6 +149,31 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if result.changes else EXIT_OK
 
 
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from .mutate import run_mutations
+    from .source import read_document
+    from .validate import check_document
+
+    path = args.path or _default_table()
+    doc, found = read_document(path, path)
+    checked = check_document(doc, import_enums=False) if doc is not None else None
+    if checked is None or not checked.ok:
+        for d in (checked.diagnostics if checked else found):
+            if d.is_error:
+                print(render_text(d), file=sys.stderr)
+        print(f"swapool mutate: {path} must validate before its mutants mean anything", file=sys.stderr)
+        return EXIT_USAGE
+    report = run_mutations(doc)
+    if args.format == "json":
+        print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
+                          "kill_rate": report.kill_rate, "survivors": list(report.survivors)}, indent=2))
+    else:
+        for s in report.survivors:
+            print(f"survived: {s}")
+        print(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
+    return EXIT_OK if not report.survivors else EXIT_FINDINGS
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     sys.stdout.write(schema_path().read_text(encoding="utf-8"))
     return EXIT_OK
@@ -207,6 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("new", metavar="NEW")
     d.add_argument("--format", choices=("text", "json"), default="text")
     d.set_defaults(func=cmd_diff)
+
+    m = sub.add_parser(
+        "mutate", help="apply every single-point edit to a table and count how many validate rejects",
+        description="Mutation testing: change each rule's output, add/remove/replace each cell value, "
+                    "narrow each '-', remove each rule and change each case's expectation; a mutant "
+                    "that still validates is an edit the cases and invariants cannot catch.",
+        epilog="Exit codes: 0 every mutant killed, 1 some survived, 2 the table itself is invalid.")
+    m.add_argument("path", nargs="?", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
+    m.add_argument("--format", choices=("text", "json"), default="text")
+    m.set_defaults(func=cmd_mutate)
 
     s = sub.add_parser("schema", help="print the table format's JSON Schema (for editors and CI)",
                        description="Print schemas/swa-policy.schema.json to standard output.")
