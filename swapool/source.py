@@ -88,6 +88,8 @@ def parse_document(raw: bytes | str, file: str = "<string>") -> tuple[Document |
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
     digest = hashlib.sha256(raw).hexdigest()
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None, [error("io", "the file is UTF-16; a policy table must be UTF-8", Span(file, 1, 1))]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -106,6 +108,12 @@ def parse_document(raw: bytes | str, file: str = "<string>") -> tuple[Document |
         at = text.splitlines()[mark.line][mark.column:mark.column + 1] if mark and mark.line < len(
             text.splitlines()) else ""
         return None, [error("yaml-syntax", problem, span, help=_syntax_help(problem, at))]
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        span = Span(file, before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1)
+        char = ord(exc.character) if isinstance(exc.character, str) else exc.character
+        return None, [error("yaml-syntax", f"character #x{char:04x} is not allowed in YAML text",
+                            span, help="remove the control character")]
     except yaml.YAMLError as exc:
         return None, [error("yaml-syntax", str(exc).splitlines()[0], Span(file, 1, 1))]
     except RecursionError:
