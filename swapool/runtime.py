@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import distributed
 from .compiled import CompiledDecision, Decision, MissingFact, UnknownValue
 from .diagnostics import Diagnostic, format_value, render_text
 from .resolver import build_resolver, unsupported
@@ -115,12 +116,42 @@ _lock = threading.Lock()
 _default: Policy | None = None
 
 
-def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True) -> Policy:
+def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True, group: Any = None,
+                agree: bool = True, timeout_s: float = 60.0) -> Policy:
     """Parse, validate, analyse and compile a table, once per path and content.
 
     `path=None` reads $SWAPOOL_POLICY if set, else the shipped policies/swa.yaml. Any
-    error raises `PolicyError` listing every diagnostic; nothing is half-loaded.
+    error raises `PolicyError` listing every diagnostic; nothing is half-loaded and no
+    fallback table is used.
+
+    Under an initialised `torch.distributed` (and `agree=True`) the call is collective:
+    every rank of `group` (default: the default group) gathers the others' table digests,
+    and all ranks raise `PolicyError`, naming ranks and digests, when one differs or failed
+    to load; a rank that never joins makes the others fail after `timeout_s`.
     """
+    try:
+        policy: Policy | None = _load_local(path, import_enums)
+        failure: PolicyError | None = None
+    except PolicyError as exc:
+        policy, failure = None, exc
+    if agree and distributed.is_initialized():
+        try:
+            entries = distributed.gather_digests(policy.digest if policy else None, group=group,
+                                                 timeout_s=timeout_s)
+        except TimeoutError as exc:
+            raise PolicyError(f"ranks did not agree on the SWA pool policy: {exc}") from failure
+        why = distributed.disagreement(entries)
+        if failure is not None:
+            raise failure
+        if why is not None:
+            raise PolicyError(f"{why}; every rank refuses to start")
+    if failure is not None:
+        raise failure
+    assert policy is not None
+    return policy
+
+
+def _load_local(path: str | os.PathLike | None, import_enums: bool) -> Policy:
     if path is None:
         path = os.environ.get(ENV_POLICY) or default_policy_path()
     shown = str(path)
