@@ -63,14 +63,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _parse_fact(policy, text: str) -> tuple[str, object]:
+def _parse_fact(table, text: str) -> tuple[str, object]:
     name, sep, raw = text.partition("=")
     if not sep:
         raise ValueError(f"--set takes name=value, got '{text}'")
-    names = policy.table.input_names
+    names = table.input_names
     if name not in names:
         raise ValueError(f"'{name}' is not an input; inputs: {', '.join(names)}")
-    inp = policy.table.inputs[names.index(name)]
+    inp = table.inputs[names.index(name)]
     if inp.is_bool:
         lowered = raw.lower()
         if lowered not in ("true", "false"):
@@ -85,7 +85,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     path = args.policy or _default_table()
     try:
         policy = load_policy(path, import_enums=False)
-        facts = dict(_parse_fact(policy, s) for s in args.set or [])
+        facts = dict(_parse_fact(policy.table, s) for s in args.set or [])
         decision = policy.decide(**facts)
     except (PolicyError, ValueError) as exc:
         print(f"swapool explain: {exc}", file=sys.stderr)
@@ -132,8 +132,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
               "run swapool validate first", file=sys.stderr)
         return EXIT_USAGE
     try:
-        result = diff_tables(checked[0].table, checked[1].table)
-    except IncomparableTables as exc:
+        tables = [c.table for c in checked]
+        for i, fixed in enumerate((args.old_set, args.new_set)):
+            for text in fixed or []:
+                tables[i] = tables[i].restricted(*_parse_fact(tables[i], text))
+        result = diff_tables(*tables)
+    except (IncomparableTables, ValueError) as exc:
         print(f"swapool diff: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.format == "json":
@@ -227,9 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare two tables semantically: print each region of the input space whose "
                     "decision changed, as 'region: old (rule) -> new (rule)'. Renamed or reordered "
                     "rules with the same decisions are equivalent.",
-        epilog="Exit codes: 0 equivalent, 1 decisions differ, 2 a table is unreadable or invalid.")
+        epilog="Exit codes: 0 equivalent, 1 decisions differ, 2 a table is unreadable or invalid. "
+               "Example: swapool diff policies/swa_backends.yaml policies/swa_backends.yaml "
+               "--old-set backend=triton --new-set backend=flashinfer")
     d.add_argument("old", metavar="OLD")
     d.add_argument("new", metavar="NEW")
+    d.add_argument("--old-set", action="append", metavar="NAME=VALUE",
+                   help="compare OLD with this input fixed (and removed), e.g. backend=triton")
+    d.add_argument("--new-set", action="append", metavar="NAME=VALUE",
+                   help="compare NEW with this input fixed (and removed)")
     d.add_argument("--format", choices=("text", "json"), default="text")
     d.set_defaults(func=cmd_diff)
 

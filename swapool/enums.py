@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 import importlib.util
 from typing import Any
@@ -18,6 +19,16 @@ def import_enum(binding: str) -> Any:
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+@functools.lru_cache(maxsize=None)
+def bound_members(binding: str) -> tuple[str, ...] | str:
+    """The member names of `binding`, or why they cannot be had (imported once per process:
+    a failed third-party import can leave half-initialised modules behind)."""
+    try:
+        return member_names(import_enum(binding))
+    except Exception as exc:  # any import-time failure of a third-party module
+        return f"{type(exc).__name__}: {exc}"
 
 
 def member_names(enum_class: Any) -> tuple[str, ...]:
@@ -40,11 +51,10 @@ def check_enum_bindings(table: Table, *, do_import: bool = True) -> list[Diagnos
                                  "not installed here; drift from its members is not checked", inp.span,
                                  help="install the engine in this environment to check the binding"))
             continue
-        try:
-            members = member_names(import_enum(inp.enum))
-        except Exception as exc:  # any import-time failure of a third-party module
+        members = bound_members(inp.enum)
+        if isinstance(members, str):
             found.append(note("enum-import", f"input '{inp.name}': cannot import {inp.enum} "
-                                 f"({type(exc).__name__}: {exc}); drift is not checked", inp.span))
+                              f"({members}); drift is not checked", inp.span))
             continue
         found += drift(inp, members)
     return found

@@ -87,6 +87,8 @@ def generate_source(compiled: CompiledDecision) -> tuple[str, dict[str, Any]]:
             lines.append(f"{pad}v = mr.spec_algorithm")
             lines.append(f"{pad}if isinstance(v, _Enum):")
             lines.append(f"{pad}    v = v._name_")
+            lines.append(f"{pad}elif v.__class__ is not str:")  # e.g. sglang's plugin CustomSpecAlgo
+            lines.append(f"{pad}    v = getattr(v, 'name', v)")
             test = lambda vals: f"v in {const(vals)}"  # noqa: E731
         for i, (vals, child) in enumerate(groups(node)):
             lines.append(f"{pad}{'el' if i else ''}if {test(vals)}:")

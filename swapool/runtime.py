@@ -77,6 +77,17 @@ class Policy:
     def rule(self, rule_id: str) -> Rule:
         return self._rules[rule_id]
 
+    def restrict(self, **fixed: Any) -> "Policy":
+        """This policy with some inputs fixed (e.g. `backend="flashinfer"`) and removed, so
+        that the rest is what one backend decides. Restricting a valid table keeps it valid."""
+        table = self.table
+        for name, value in fixed.items():
+            try:
+                table = table.restricted(name, _plain(value))
+            except ValueError as exc:
+                raise PolicyError(f"{self.path}: cannot restrict: {exc}") from None
+        return Policy(table, table.file, self.diagnostics)
+
     def decide(self, **facts: Any) -> Decision:
         """The decision for these facts (enum members count by name). Only facts the
         decision reads are required; unknown names and out-of-domain values are errors."""
@@ -108,7 +119,12 @@ class Policy:
 
 
 def _plain(value: Any) -> Any:
-    return value.name if isinstance(value, enum.Enum) else value
+    """A fact as the table spells it: enum members (and objects with a string `name`,
+    like sglang's plugin algorithms) by name."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    name = getattr(value, "name", None) if not isinstance(value, (str, bool)) else None
+    return name if isinstance(name, str) else value
 
 
 _cache: dict[tuple[str, str], Policy] = {}

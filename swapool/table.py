@@ -6,6 +6,7 @@ so a rule is a cube and the analysis works on small integers.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
@@ -126,6 +127,26 @@ class Table:
 
     def describe(self, region: tuple[int, ...]) -> str:
         return describe_region(self.inputs, region)
+
+    def restricted(self, name: str, value: Value) -> "Table":
+        """The table for inputs with `name` fixed to `value`, without that input: rules, cases
+        and invariants that cannot apply there are dropped (e.g. one backend's view)."""
+        k = self.input_names.index(name)
+        inp = self.inputs[k]
+        if value not in inp.values or type(value) is not type(inp.values[0]):
+            raise ValueError(f"{value!r} is not a value of input '{name}'")
+        bit = 1 << inp.values.index(value)
+
+        def drop(seq: tuple) -> tuple:
+            return seq[:k] + seq[k + 1:]
+
+        rules = [r for r in self.rules if r.cells[k].mask & bit]
+        rules = tuple(dataclasses.replace(r, index=i, cells=drop(r.cells)) for i, r in enumerate(rules))
+        cases = tuple(dataclasses.replace(c, region=drop(c.region)) for c in self.cases if c.region[k] & bit)
+        invariants = tuple(dataclasses.replace(v, if_region=drop(v.if_region), then_region=drop(v.then_region))
+                           for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
+        return dataclasses.replace(self, file=f"{self.file}[{name}={format_value(value)}]",
+                                   inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
 
     def points(self, region: tuple[int, ...] | None = None) -> Iterator[dict[str, Value]]:
         """Every concrete input in `region` (for small tables, tests and tools)."""

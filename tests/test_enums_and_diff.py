@@ -6,6 +6,7 @@ import textwrap
 import pytest
 
 from swapool.cli import main
+from swapool.enums import bound_members
 from swapool.validate import check_text
 
 from .helpers import SHIPPED, dump, mini, only, reverted_eagle_fix, shipped_data, without_frozen_fallback
@@ -23,6 +24,7 @@ def engine_enum(tmp_path, monkeypatch):
         monkeypatch.syspath_prepend(str(tmp_path))
         import sys
         sys.modules.pop("fake_engine", None)
+        bound_members.cache_clear()
         return "fake_engine:Algorithm"
     return make
 

@@ -1,0 +1,1 @@
+"""Adapters that plug swapool's decision into serving engines."""
