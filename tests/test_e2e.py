@@ -1,0 +1,91 @@
+"""End to end on real tensors: the attention each worker computes through the policy's
+pool equals a dense reference, and the two historical regressions break it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the KV pools and attention backends need the [torch] extra")
+
+from swapool import load_policy  # noqa: E402
+
+from .e2e_world import EAGLE_STYLE, EXTEND, SEQ_LENS, SWA_PAGES, build_world, max_error  # noqa: E402
+from .helpers import dump, reverted_eagle_fix, shipped_data, without_frozen_fallback  # noqa: E402
+
+TOL = 1e-5
+
+
+@pytest.fixture(scope="module")
+def world():
+    return build_world()
+
+
+@pytest.fixture(scope="module")
+def policy():
+    """The shipped table, or the one $SWAPOOL_POLICY names (to run these tests against an edit)."""
+    return load_policy(import_enums=False)
+
+
+def draft_algorithms(policy) -> list[str]:
+    names = policy.table.input_names
+    return list(policy.table.inputs[names.index("spec_algorithm")].values)
+
+
+def test_e2e_world_needs_eviction(world):
+    pages_without_eviction = sum(-(-n // 2) for n in SEQ_LENS)
+    assert pages_without_eviction > SWA_PAGES - 1
+    assert world.evictions > 0
+    mapping = world.allocator.full_to_swa_index_mapping
+    live = mapping[mapping > 0]
+    assert len(set(live.tolist())) == live.numel()  # injective while mapped
+    assert not torch.equal(mapping[2:2 + live.numel()], torch.arange(2, 2 + live.numel()))  # not the identity
+
+
+@pytest.mark.parametrize("extend", [0, EXTEND], ids=["decode", "extend"])
+def test_e2e_target_matches_dense_reference(world, policy, extend):
+    assert max_error(world, draft=False, algorithm="NONE", policy=policy, extend=extend) < TOL
+
+
+@pytest.mark.parametrize("extend", [0, EXTEND], ids=["decode", "extend"])
+def test_e2e_every_draft_algorithm_matches_dense_reference(world, policy, extend):
+    for algorithm in draft_algorithms(policy):
+        err = max_error(world, draft=True, algorithm=algorithm, policy=policy, extend=extend)
+        assert err < TOL, (algorithm, err)
+
+
+def broken(tmp_path, edit, name):
+    """An edited table without the invariants and cases that would stop it loading: the e2e
+    tests are the last line of defence and must catch it on their own."""
+    data = edit(shipped_data())
+    data.pop("invariants")
+    data["cases"] = []
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(dump(data))
+    return path
+
+
+def test_e2e_reverted_eagle_fix_reads_the_wrong_kv(world, tmp_path):
+    bad = load_policy(broken(tmp_path, reverted_eagle_fix, "reverted"), import_enums=False)
+    for algorithm in EAGLE_STYLE:
+        assert max_error(world, draft=True, algorithm=algorithm, policy=bad) > 0.1, algorithm
+
+
+def test_e2e_removed_frozen_fallback_indexes_past_the_swa_pool(world, tmp_path):
+    bad = load_policy(broken(tmp_path, without_frozen_fallback, "nofrozen"), import_enums=False)
+    with pytest.raises(IndexError):
+        max_error(world, draft=True, algorithm="FROZEN_KV_MTP", policy=bad)
+
+
+@pytest.mark.parametrize("edit", [reverted_eagle_fix, without_frozen_fallback])
+def test_e2e_tests_fail_when_swapool_policy_names_a_broken_table(tmp_path, edit):
+    path = broken(tmp_path, edit, edit.__name__)
+    env = {**os.environ, "SWAPOOL_POLICY": str(path)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           f"{__file__}::test_e2e_every_draft_algorithm_matches_dense_reference"],
+                          env=env, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "2 failed" in proc.stdout

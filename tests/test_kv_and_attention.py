@@ -1,0 +1,152 @@
+"""KV pools, the SWA allocator, the reference attention and the backends' translation."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from types import SimpleNamespace
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the KV pools and attention backends need the [torch] extra")
+
+from swapool.attention import AttentionLayer, PageTable, TorchAttnBackend  # noqa: E402
+from swapool.attention import flashinfer_backend as fib  # noqa: E402
+from swapool.attention.reference import dense_attention, paged_attention  # noqa: E402
+from swapool.kv import KVPoolExhausted, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool  # noqa: E402
+
+
+def swa_setup(full_pages=8, swa_pages=4, page=2):
+    full = TokenToKVPool(full_pages, page, 1, 1, 4)
+    swa = TokenToKVPool(swa_pages, page, 1, 1, 4)
+    pool = SWAKVPool(full, swa, {0: (0, False), 1: (0, True)})
+    return pool, SWATokenToKVPoolAllocator(pool)
+
+
+def test_allocation_maps_full_slots_to_swa_slots_page_by_page():
+    pool, alloc = swa_setup()
+    pages = alloc.alloc_pages(2).tolist()
+    m = alloc.full_to_swa_index_mapping
+    for p in pages:
+        q = int(m[p * 2]) // 2
+        assert q >= 1 and m[p * 2 + 1] == q * 2 + 1
+    assert alloc.get_kvcache() is pool and pool.full_to_swa_index_mapping is m
+
+
+def test_exhaustion_on_either_side_is_a_clear_error():
+    _, alloc = swa_setup(full_pages=8, swa_pages=3)
+    alloc.alloc_pages(2)
+    with pytest.raises(KVPoolExhausted, match="free: 5 full, 0 swa"):
+        alloc.alloc_pages(1)
+
+
+def test_eviction_frees_the_swa_page_and_unmaps_it():
+    _, alloc = swa_setup(swa_pages=3)
+    a, b = alloc.alloc_pages(2).tolist()
+    alloc.evict_swa_pages([a])
+    assert alloc.full_to_swa_index_mapping[a * 2: a * 2 + 2].tolist() == [0, 0]
+    (c,) = alloc.alloc_pages(1).tolist()  # the evicted SWA page is reused
+    assert alloc.available() == (4, 0) and c not in (a, b)
+    alloc.evict_swa_pages([a])  # already evicted: nothing happens
+
+
+def test_freeing_what_was_not_allocated_is_an_error():
+    _, alloc = swa_setup()
+    (p,) = alloc.alloc_pages(1).tolist()
+    alloc.free_pages([p])
+    with pytest.raises(ValueError, match="not allocated"):
+        alloc.free_pages([p])
+    with pytest.raises(ValueError, match="not allocated"):
+        alloc.evict_swa_pages([7])
+    assert alloc.available() == (7, 3)
+
+
+def test_swa_pool_routes_layers_and_translates_writes():
+    pool, alloc = swa_setup()
+    (p,) = alloc.alloc_pages(1).tolist()
+    loc = torch.tensor([p * 2 + 1])
+    pool.set_kv_buffer(0, loc, torch.ones(1, 1, 4), torch.ones(1, 1, 4))
+    pool.set_kv_buffer(1, loc, torch.full((1, 1, 4), 2.0), torch.full((1, 1, 4), 2.0))
+    swa_loc = pool.translate_loc_from_full_to_swa(loc)
+    assert pool.full_kv_pool.k_buffer[0][loc].sum() == 4
+    assert pool.swa_kv_pool.k_buffer[0][swa_loc].sum() == 8
+    assert pool.get_key_buffer(1) is pool.swa_kv_pool.k_buffer[0]
+
+
+def test_backend_write_locations_match_the_pools_own_write_path():
+    pool, alloc = swa_setup()
+    pages = alloc.alloc_pages(3)
+    runner = SimpleNamespace(token_to_kv_pool=pool, is_draft_worker=False, spec_algorithm="NONE",
+                             token_to_kv_pool_allocator=alloc)
+    backend = TorchAttnBackend(runner, swa_pool_types=(SWAKVPool,))
+    assert backend.swa_pool is pool
+    out_loc = pages * 2 + 1
+    swa_layer, full_layer = AttentionLayer(1, 1, 1, 4, sliding_window=2), AttentionLayer(0, 1, 1, 4)
+    assert torch.equal(backend.write_locations(swa_layer, out_loc), alloc.full_to_swa_index_mapping[out_loc])
+    assert torch.equal(backend.write_locations(full_layer, out_loc), out_loc)
+    table = PageTable.from_pages([pages], [6], 2)
+    translated = backend.translate_page_table(table)
+    assert translated.kv_indices.dtype == torch.int32
+    assert torch.equal(translated.kv_indices.long() * 2, alloc.full_to_swa_index_mapping[pages * 2])
+
+
+def test_window_left_keeps_w_plus_one_keys_ending_at_the_query():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = torch.randn(1, 2, 8, generator=g), torch.randn(10, 1, 8, generator=g), torch.randn(10, 1, 8, generator=g)
+    base = dense_attention(q, k, v, window_left=3)
+    k2, v2 = k.clone(), v.clone()
+    k2[:6] += 100.0  # keys 0..5 are outside the 4 keys (6..9) the query at 9 sees
+    v2[:6] -= 50.0
+    assert torch.allclose(dense_attention(q, k2, v2, window_left=3), base)
+    k2[6] += 1.0
+    assert not torch.allclose(dense_attention(q, k2, v2, window_left=3), base)
+
+
+def test_soft_cap_bounds_the_logits():
+    q = torch.full((1, 1, 4), 10.0)
+    k = torch.stack([torch.full((1, 4), 10.0), torch.zeros(1, 4)])
+    v = torch.stack([torch.ones(1, 4), torch.zeros(1, 4)])
+    capped = dense_attention(q, k, v, soft_cap=1.0, scale=1.0)
+    expect = torch.softmax(torch.tensor([torch.tanh(torch.tensor(400.0)), 0.0]), 0)[0]
+    assert torch.allclose(capped, torch.full_like(capped, float(expect)))
+
+
+def test_paged_attention_equals_dense_with_gqa_and_pages():
+    g = torch.Generator().manual_seed(1)
+    page, lens = 3, [7, 4]
+    k_buf, v_buf = torch.randn(30, 2, 8, generator=g), torch.randn(30, 2, 8, generator=g)
+    pages = [torch.tensor([5, 2, 8]), torch.tensor([1, 9])]
+    table = PageTable.from_pages(pages, lens, page)
+    q = torch.randn(2, 4, 8, generator=g)
+    out = paged_attention(q, k_buf, v_buf, table.kv_indptr, table.kv_indices, table.kv_last_page_len, page,
+                          window_left=2)
+    for b, (ps, n) in enumerate(zip(pages, lens)):
+        slots = (ps[:, None] * page + torch.arange(page)).reshape(-1)[:n]
+        want = dense_attention(q[b:b + 1], k_buf[slots], v_buf[slots], window_left=2)
+        assert torch.allclose(out[b:b + 1], want, atol=1e-6)
+    assert table.seq_lens().tolist() == lens
+
+
+def test_flashinfer_backend_imports_without_a_gpu_and_refuses_to_construct():
+    importlib.reload(fib)
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA; the refusal is for CPU-only machines")
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        fib.FlashInferAttnBackend(SimpleNamespace())
+
+
+def test_flashinfer_call_arguments_bind_to_the_installed_signatures():
+    """An API change in flashinfer shows up here, without a GPU."""
+    flashinfer = pytest.importorskip("flashinfer", reason="flashinfer-python is not installed here")
+    wrapper = flashinfer.BatchDecodeWithPagedKVCacheWrapper
+    table = PageTable.from_pages([torch.tensor([1, 2])], [3], 2)
+    layer = AttentionLayer(1, 8, 2, 64, sliding_window=4096, logit_soft_cap=30.0)
+    args, kwargs = fib.wrapper_args(torch.empty(8, dtype=torch.uint8))
+    inspect.signature(wrapper.__init__).bind(None, *args, **kwargs)
+    args, kwargs = fib.plan_args(table, layer, torch.bfloat16, torch.bfloat16)
+    bound = inspect.signature(wrapper.plan).bind(None, *args, **kwargs)
+    assert bound.arguments["window_left"] == 4095 and bound.arguments["page_size"] == 2
+    kv = fib.paged_view(torch.empty(8, 2, 64), 2)
+    args, kwargs = fib.run_args(torch.empty(1, 8, 64), kv, kv)
+    inspect.signature(wrapper.run).bind(None, *args, **kwargs)
+    assert table.kv_indptr.dtype == table.kv_indices.dtype == table.kv_last_page_len.dtype == torch.int32
