@@ -150,3 +150,20 @@ def test_flashinfer_call_arguments_bind_to_the_installed_signatures():
     args, kwargs = fib.run_args(torch.empty(1, 8, 64), kv, kv)
     inspect.signature(wrapper.run).bind(None, *args, **kwargs)
     assert table.kv_indptr.dtype == table.kv_indices.dtype == table.kv_last_page_len.dtype == torch.int32
+
+
+def test_gpu_check_script_runs_its_cpu_smoke_path(tmp_path):
+    """The GPU script shares its setup, translation and reference code with this CPU path."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_check.py"
+    out = tmp_path / "gpu_check.json"
+    proc = subprocess.run([sys.executable, str(script), "--smoke", "--out", str(out)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert result["smoke"] and all(c["ok"] for c in result["correctness"])
+    assert [(r["batch"], r["context"]) for r in result["timing"]] == [(1, 256), (4, 512)]

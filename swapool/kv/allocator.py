@@ -39,25 +39,30 @@ class SWATokenToKVPoolAllocator:
         """Free (full, swa) pages."""
         return len(self._full_free), len(self._swa_free)
 
-    def _map(self, full_page: int, swa_page: int | None) -> None:
-        ps = self.page_size
-        target = self.full_to_swa_index_mapping[full_page * ps:(full_page + 1) * ps]
-        if swa_page is None:
-            target.zero_()
-        else:
-            target.copy_(torch.arange(swa_page * ps, (swa_page + 1) * ps, device=target.device))
+    def _slots(self, pages: list[int]) -> torch.Tensor:
+        device = self.full_to_swa_index_mapping.device
+        offsets = torch.arange(self.page_size, device=device)
+        return (torch.tensor(pages, dtype=torch.int64, device=device)[:, None] * self.page_size + offsets).reshape(-1)
+
+    def _map(self, full_pages: list[int], swa_pages: list[int] | None) -> None:
+        """One scatter for many pages; `swa_pages=None` unmaps them."""
+        if not full_pages:
+            return
+        slots = self._slots(full_pages)
+        self.full_to_swa_index_mapping[slots] = 0 if swa_pages is None else self._slots(swa_pages)
 
     def alloc_pages(self, n: int) -> torch.Tensor:
         """`n` full pages (int64), each mapped to a fresh SWA page."""
         if n > len(self._full_free) or n > len(self._swa_free):
             raise KVPoolExhausted(f"asked for {n} pages; free: {len(self._full_free)} full, "
                                   f"{len(self._swa_free)} swa")
-        pages = []
+        pages, swa_pages = [], []
         for _ in range(n):
             p, q = self._full_free.pop(), self._swa_free.pop()
             self._swa_of[p] = q
-            self._map(p, q)
             pages.append(p)
+            swa_pages.append(q)
+        self._map(pages, swa_pages)
         return torch.tensor(pages, dtype=torch.int64)
 
     def _check(self, pages: Iterable[int]) -> list[int]:
@@ -71,12 +76,14 @@ class SWATokenToKVPoolAllocator:
 
     def evict_swa_pages(self, full_pages: Iterable[int]) -> None:
         """Give back the SWA pages of full pages that slid out of the window (already evicted: no-op)."""
+        unmapped = []
         for p in self._check(full_pages):
             q = self._swa_of[p]
             if q is not None:
                 self._swa_free.append(q)
                 self._swa_of[p] = None
-                self._map(p, None)
+                unmapped.append(p)
+        self._map(unmapped, None)
 
     def free_pages(self, full_pages: Iterable[int]) -> None:
         """Free full pages and whatever SWA pages they still hold."""
