@@ -28,10 +28,6 @@ def _point(table: Table, region: Cube) -> tuple[int, ...]:
     return tuple((m & -m).bit_length() - 1 for m in region)
 
 
-def _witness(table: Table, region: Cube) -> dict:
-    return table.point(region)
-
-
 class ReplayError(AssertionError):
     """The analysis and the compiled decision disagree: a bug in swapool, not in the table."""
 
@@ -98,7 +94,7 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
         _replay(compiled, reg, None)
         found.append(error(
             "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
-            witness=_witness(table, reg),
+            witness=table.point(reg),
             help="add a rule for this input, or widen a rule's cell to cover it"))
     for later, earlier in sorted(overlaps.items()):
         b = rules[later]
@@ -110,7 +106,7 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
             "overlap", f"rule '{b.id}' overlaps {others}: both decide {table.describe(reg)}"
             + ("" if a.then == b.then else f" ('{a.then}' vs '{b.then}')"),
             b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:]),
-            witness=_witness(table, reg),
+            witness=table.point(reg),
             help="make the cells disjoint, or use hit_policy: first if order should decide"))
     if table.hit_policy == "first":
         for r in live:
@@ -122,7 +118,7 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
                 found.append(error(
                     "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
                     + ", ".join(f"'{h}'" for h in hiders) + " decide every input it matches",
-                    r.span, rules=(r.id, *hiders), witness=_witness(table, r.cube),
+                    r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
                     help="remove the rule, or move it above the rules that hide it"))
             elif r.index not in needed:
                 found.append(warning(
@@ -169,7 +165,7 @@ def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnos
             found.append(error(
                 "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': it decides "
                 f"'{rule.then}' with {what}" + (f" ({inv.why})" if inv.why else ""),
-                rule.span, rules=(rule.id, inv.id), witness=_witness(table, bad),
+                rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
                 help=f"see the invariant at line {inv.span.line}; narrow the rule or fix the invariant"))
     return found
 
@@ -188,7 +184,7 @@ def failing_cases(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
             said = f"rule '{got.id}' decides '{got.then}'" if got else "no rule decides it"
             found.append(error(
                 "case-failed", f"case {case.index + 1} expects '{case.expect}', but {said}",
-                case.span, rules=(got.id,) if got else (), witness=_witness(table, reg),
+                case.span, rules=(got.id,) if got else (), witness=table.point(reg),
                 help="fix the rule if the case is right; fix the case if the rule is"))
             break
     return found

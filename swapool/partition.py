@@ -112,30 +112,6 @@ def pieces(root: Node, region: Cube) -> Iterator[tuple[Cube, Leaf]]:
             stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
-def leaves(root: Node) -> Iterator[Leaf]:
-    """Each distinct leaf once, however often the shared diagram reaches it."""
-    seen: set[int] = set()
-    stack: list[Node] = [root]
-    while stack:
-        nd = stack.pop()
-        if id(nd) in seen:
-            continue
-        seen.add(id(nd))
-        if isinstance(nd, Leaf):
-            yield nd
-        else:
-            stack.extend(child for _, child in nd.arms)
-
-
-def lookup(root: Node, point: Sequence[int]) -> Leaf:
-    """The leaf for one concrete point given as value indices."""
-    nd = root
-    while isinstance(nd, Branch):
-        bit = 1 << point[nd.level]
-        nd = next(child for mask, child in nd.arms if mask & bit)
-    return nd
-
-
 def merge_regions(regions: list[Cube]) -> list[Cube]:
     """Join cubes that differ on one input only, until none do (maximal-ish regions)."""
     regions = list(dict.fromkeys(regions))

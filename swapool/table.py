@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from .diagnostics import Diagnostic, Span, error, format_value
 from .source import Document
@@ -118,9 +118,6 @@ class Table:
     def full_region(self) -> tuple[int, ...]:
         return tuple(i.full for i in self.inputs)
 
-    def rule(self, rule_id: str) -> Rule:
-        return next(r for r in self.rules if r.id == rule_id)
-
     def point(self, region: tuple[int, ...]) -> dict[str, Value]:
         """One concrete input inside `region` (its lowest value on every input)."""
         return {inp.name: inp.values[(m & -m).bit_length() - 1] for inp, m in zip(self.inputs, region)}
@@ -147,14 +144,6 @@ class Table:
                            for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
         return dataclasses.replace(self, file=f"{self.file}[{name}={format_value(value)}]",
                                    inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
-
-    def points(self, region: tuple[int, ...] | None = None) -> Iterator[dict[str, Value]]:
-        """Every concrete input in `region` (for small tables, tests and tools)."""
-        from itertools import product
-
-        region = region or self.full_region
-        for combo in product(*(inp.values_of(m) for inp, m in zip(self.inputs, region))):
-            yield dict(zip(self.input_names, combo))
 
 
 def build_table(doc: Document) -> tuple[Table | None, list[Diagnostic]]:

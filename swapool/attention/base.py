@@ -52,10 +52,6 @@ class PageTable:
         last = torch.tensor([(n - 1) % page_size + 1 for n in seq_lens], dtype=torch.int32)
         return cls(indptr.to(device), indices.to(device), last.to(device), page_size)
 
-    @property
-    def batch_size(self) -> int:
-        return self.kv_indptr.numel() - 1
-
     def seq_lens(self) -> torch.Tensor:
         pages = (self.kv_indptr[1:] - self.kv_indptr[:-1]).to(torch.int64)
         return (pages - 1) * self.page_size + self.kv_last_page_len.to(torch.int64)
