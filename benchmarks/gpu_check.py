@@ -45,9 +45,9 @@ def build(batch: int, ctx: int, window: int, page: int, device: str, dtype: torc
     swa = TokenToKVPool((batch + 1) * keep + 1, page, 1, HKV, D, dtype=dtype, device=device)
     pool = SWAKVPool(full, swa, {0: (0, False), 1: (0, True)})
     alloc = SWATokenToKVPoolAllocator(pool)
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     for buf in full.k_buffer + full.v_buffer + swa.k_buffer + swa.v_buffer:
-        buf.copy_(torch.randn(buf.shape, generator=gen).to(dtype))
+        buf.normal_(generator=gen)  # on the device: the largest pool is ~4 GB of bf16 per buffer pair
     seqs = []
     for _ in range(batch):
         pages: list[int] = []
