@@ -10,12 +10,13 @@ from typing import Iterable
 from .compiled import CompiledDecision
 from .diagnostics import Diagnostic, error, format_value, warning
 from .partition import Cube, intersect, is_empty, merge_regions, pieces, split
-from .table import ANY, LIST, NOT, Table
+from .table import ANY, LIST, NOT, Table, lowest_bit
 
 
-def analyse(table: Table) -> list[Diagnostic]:
-    """Every finding about a well-formed table (semantic, not syntactic)."""
-    compiled = CompiledDecision(table)
+def analyse(table: Table, compiled: CompiledDecision | None = None) -> list[Diagnostic]:
+    """Every finding about a well-formed table (semantic, not syntactic); witnesses are
+    replayed through `compiled` (built here when not given)."""
+    compiled = compiled or CompiledDecision(table)
     found: list[Diagnostic] = []
     found += lint_cells(table)
     found += coverage(table, compiled)
@@ -25,7 +26,7 @@ def analyse(table: Table) -> list[Diagnostic]:
 
 
 def _point(table: Table, region: Cube) -> tuple[int, ...]:
-    return tuple((m & -m).bit_length() - 1 for m in region)
+    return tuple(lowest_bit(m) for m in region)
 
 
 class ReplayError(AssertionError):
@@ -156,7 +157,7 @@ def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnos
                     outside = reg[j] & ~inv.then_region[j]
                     if outside:
                         bad = reg[:j] + (outside,) + reg[j + 1:]
-                        what = f"{inp.name}={format_value(inp.values[(outside & -outside).bit_length() - 1])}"
+                        what = f"{inp.name}={format_value(inp.values[lowest_bit(outside)])}"
                         break
             if bad is None:
                 continue

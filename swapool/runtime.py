@@ -52,12 +52,13 @@ DEFAULT_SWA_POOL_TYPES: tuple[type, ...] = (SWAKVPoolLike,)
 class Policy:
     """A validated, compiled table. Build with `load_policy`."""
 
-    def __init__(self, table: Table, path: str, diagnostics: tuple[Diagnostic, ...] = ()):
+    def __init__(self, table: Table, path: str, diagnostics: tuple[Diagnostic, ...] = (),
+                 compiled: CompiledDecision | None = None):
         self.table = table
         self.path = path
         self.digest = table.digest
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
-        self.compiled = CompiledDecision(table)
+        self.compiled = compiled or CompiledDecision(table)
         self._rules = {r.id: r for r in table.rules}
         why_not = unsupported(table)
         if why_not is None:
@@ -186,7 +187,7 @@ def _load_local(path: str | os.PathLike | None, import_enums: bool) -> Policy:
             errors = [d for d in diags if d.is_error]
             raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "
                               "start with it", diags)
-        policy = Policy(checked.table, shown, checked.diagnostics)
+        policy = Policy(checked.table, shown, checked.diagnostics, checked.compiled)
         _cache[key] = policy
     log.info("swapool: loaded policy %s (sha256:%s, %d rules, decision %s)", shown, policy.digest[:12],
              len(policy.table.rules), policy.table.decision)

@@ -17,6 +17,10 @@ _YAML_TYPE = {dict: "mapping", list: "list", str: "string", bool: "boolean", int
               float: "number", type(None): "null"}
 
 
+_JSON_TO_YAML = {"object": "mapping", "array": "list", "string": "string", "boolean": "boolean",
+                 "integer": "integer", "number": "number", "null": "null"}
+
+
 @functools.cache
 def table_schema() -> dict[str, Any]:
     """The table format's JSON Schema (shipped as schemas/swa-policy.schema.json)."""
@@ -81,10 +85,6 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         return error("schema", f"{where}: expected one of {', '.join(map(str, err.validator_value))}, "
                      f"got {_show(err.instance)}", doc.span(path))
     return error("schema", f"{where}: {err.message}", doc.span(path))
-
-
-_JSON_TO_YAML = {"object": "mapping", "array": "list", "string": "string", "boolean": "boolean",
-                 "integer": "integer", "number": "number", "null": "null"}
 
 
 def _article(noun: str) -> str:

@@ -120,7 +120,7 @@ class Table:
 
     def point(self, region: tuple[int, ...]) -> dict[str, Value]:
         """One concrete input inside `region` (its lowest value on every input)."""
-        return {inp.name: inp.values[(m & -m).bit_length() - 1] for inp, m in zip(self.inputs, region)}
+        return {inp.name: inp.values[lowest_bit(m)] for inp, m in zip(self.inputs, region)}
 
     def describe(self, region: tuple[int, ...]) -> str:
         return describe_region(self.inputs, region)
@@ -276,6 +276,11 @@ class _TableBuilder:
                          tuple(c.mask for c in then_cells),
                          frozenset(v for i, v in enumerate(outs) if then_out >> i & 1),
                          self.doc.span(path), raw.get("why"))
+
+
+def lowest_bit(mask: int) -> int:
+    """Index of the lowest set bit: the first value of a non-empty value set."""
+    return (mask & -mask).bit_length() - 1
 
 
 def describe_region(inputs: tuple[Input, ...], region: tuple[int, ...]) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import analyse
+from .compiled import CompiledDecision
 from .diagnostics import Diagnostic, sort_diagnostics
 from .enums import check_enum_bindings
 from .schema import check_schema
@@ -21,6 +22,7 @@ class Checked:
     table: Table | None
     diagnostics: tuple[Diagnostic, ...]
     digest: str | None = None
+    compiled: CompiledDecision | None = None  # kept so that a loader does not compile twice
 
     @property
     def ok(self) -> bool:
@@ -30,12 +32,13 @@ class Checked:
 def check_document(doc: Document, *, import_enums: bool = True) -> Checked:
     """Schema first (a table that does not match the format is not analysed), then semantics."""
     found = check_schema(doc)
-    table = None
+    table = compiled = None
     if not found:
         table, found = build_table(doc)
     if table is not None:
-        found = analyse(table) + check_enum_bindings(table, do_import=import_enums)
-    return Checked(doc.file, table, tuple(sort_diagnostics(found)), doc.digest)
+        compiled = CompiledDecision(table)
+        found = analyse(table, compiled) + check_enum_bindings(table, do_import=import_enums)
+    return Checked(doc.file, table, tuple(sort_diagnostics(found)), doc.digest, compiled)
 
 
 def check_path(path: str | Path, *, display: str | None = None, import_enums: bool = True) -> Checked:
