@@ -60,9 +60,10 @@ class Policy:
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
         self.compiled = compiled or CompiledDecision(table)
         self._rules = {r.id: r for r in table.rules}
+        self._names = frozenset(table.input_names)
         why_not = unsupported(table)
         if why_not is None:
-            self.resolve = build_resolver(self.compiled, DEFAULT_SWA_POOL_TYPES, self._unknown_value)
+            self.resolve = build_resolver(self.compiled, DEFAULT_SWA_POOL_TYPES, self._unknown)
         else:
             def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
                 raise PolicyError(why_not)
@@ -92,7 +93,7 @@ class Policy:
     def decide(self, **facts: Any) -> Decision:
         """The decision for these facts (enum members count by name). Only facts the
         decision reads are required; unknown names and out-of-domain values are errors."""
-        unknown = facts.keys() - set(self.table.input_names)
+        unknown = facts.keys() - self._names
         if unknown:
             raise PolicyError(f"{self.path}: unknown fact(s) {', '.join(sorted(unknown))}; "
                               f"the table's inputs are {', '.join(self.table.input_names)}")
@@ -102,7 +103,7 @@ class Policy:
             raise PolicyError(f"{self.path}: the decision needs the fact '{exc.name}' "
                               f"(one of {self._domain(exc.name)})") from None
         except UnknownValue as exc:
-            raise self._unknown(exc) from None
+            raise self._unknown(exc.name, exc.value) from None
         assert decision is not None, "a loaded policy has no gaps"
         return decision
 
@@ -110,12 +111,9 @@ class Policy:
         inp = self.table.inputs[self.table.input_names.index(name)]
         return ", ".join(format_value(v) for v in inp.values)
 
-    def _unknown_value(self, name: str, value: Any) -> PolicyError:
-        return self._unknown(UnknownValue(name, value))
-
-    def _unknown(self, exc: UnknownValue) -> PolicyError:
-        return PolicyError(f"{exc.name}={exc.value!r} is not in the domain of policy {self.path} "
-                           f"(sha256:{self.digest[:12]}); expected one of {self._domain(exc.name)}. "
+    def _unknown(self, name: str, value: Any) -> PolicyError:
+        return PolicyError(f"{name}={value!r} is not in the domain of policy {self.path} "
+                           f"(sha256:{self.digest[:12]}); expected one of {self._domain(name)}. "
                            "Add the value to the table and decide it with a rule.")
 
 
