@@ -132,7 +132,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
               "run swapool validate first", file=sys.stderr)
         return EXIT_USAGE
     try:
-        tables = [c.table for c in checked]
+        tables = [c.table for c in checked if c.table is not None]
         for i, fixed in enumerate((args.old_set, args.new_set)):
             for text in fixed or []:
                 tables[i] = tables[i].restricted(*_parse_fact(tables[i], text))
@@ -146,8 +146,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
              "old": {"output": c.old.output, "rule": c.old.rule_id},
              "new": {"output": c.new.output, "rule": c.new.rule_id}} for c in result.changes]}, indent=2))
     else:
-        for c in result.changes:
-            print(f"{result.describe(c)}: {c.old} -> {c.new}")
+        for change in result.changes:
+            print(f"{result.describe(change)}: {change.old} -> {change.new}")
         print(f"{args.old} -> {args.new}: " + (f"{len(result.changes)} region(s) decided differently"
                                                if result.changes else "equivalent"))
     return EXIT_FINDINGS if result.changes else EXIT_OK
@@ -161,7 +161,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     path = args.path or _default_table()
     doc, found = read_document(path, path)
     checked = check_document(doc, import_enums=False) if doc is not None else None
-    if checked is None or not checked.ok:
+    if doc is None or checked is None or not checked.ok:
         for d in (checked.diagnostics if checked else found):
             if d.is_error:
                 print(render_text(d), file=sys.stderr)

@@ -55,8 +55,8 @@ class CompiledDecision:
     def _convert(self, node: Node, memo: dict[int, Any]) -> "Ask | Decision | None":
         if id(node) in memo:
             return memo[id(node)]
+        out: Ask | Decision | None = None
         if isinstance(node, Leaf):
-            out = None
             if node.matched:
                 rule = self.table.rules[node.matched[0]]
                 out = Decision(rule.then, rule.id)
@@ -74,7 +74,7 @@ class CompiledDecision:
 
     def walk(self, read: Callable[[Ask], Any]) -> Decision | None:
         """Decide, calling `read(ask)` for each input the answer needs, in table order."""
-        node = self.root
+        node: Any = self.root
         while node.__class__ is Ask:
             value = read(node)
             try:

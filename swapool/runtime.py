@@ -180,7 +180,7 @@ def _load_local(path: str | os.PathLike | None, import_enums: bool) -> Policy:
             return hit
         doc, found = parse_document(raw, shown)
         checked = check_document(doc, import_enums=import_enums) if doc is not None else None
-        if checked is None or not checked.ok:
+        if checked is None or checked.table is None or not checked.ok:
             diags = checked.diagnostics if checked is not None else tuple(found)
             errors = [d for d in diags if d.is_error]
             raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "

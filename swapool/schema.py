@@ -49,8 +49,10 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
     path = tuple(err.absolute_path)
     where = "/".join(str(p) for p in path) or "the document"
     keyword = err.validator
+    schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
+    expected: Any = err.validator_value
     if keyword == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = err.schema.get("properties", {})
+        allowed = schema.get("properties", {})
         extra = [k for k in err.instance if k not in allowed]
         if extra and allowed:
             return error("schema", f"unknown key '{extra[0]}' in {where}; expected one of: "
@@ -59,12 +61,11 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         missing = err.message.split("'")[1] if "'" in err.message else err.message
         return error("schema", f"{where} is missing the required key '{missing}'", doc.span(path))
     if keyword == "type":
-        expected = err.validator_value
         if isinstance(expected, list):
-            expected = " or ".join(_JSON_TO_YAML.get(t, t) for t in expected)
+            expected = " or ".join(str(_JSON_TO_YAML.get(t, t)) for t in expected)
         else:
             expected = _JSON_TO_YAML.get(expected, expected)
-        return error("schema", f"{where}: expected {_article(expected)}, got {_kind(err.instance)} "
+        return error("schema", f"{where}: expected {_article(str(expected))}, got {_kind(err.instance)} "
                      f"{_show(err.instance)}", doc.span(path))
     if keyword == "oneOf" and path and len(path) == 2 and path[0] == "inputs":
         return error("schema", f"input '{path[1]}' needs exactly one of 'values: [...]' or 'type: bool'",
@@ -77,12 +78,12 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
                      "(letters, digits and '_', not starting with a digit)", doc.span(path))
     if keyword == "pattern":
         return error("schema", f"{where}: {_show(err.instance)} does not match the pattern "
-                     f"{err.validator_value}", doc.span(path))
+                     f"{expected}", doc.span(path))
     if keyword == "const":
-        return error("schema", f"{where}: expected {_show(err.validator_value)}, got "
+        return error("schema", f"{where}: expected {_show(expected)}, got "
                      f"{_show(err.instance)}", doc.span(path))
     if keyword == "enum":
-        return error("schema", f"{where}: expected one of {', '.join(map(str, err.validator_value))}, "
+        return error("schema", f"{where}: expected one of {', '.join(map(str, expected))}, "
                      f"got {_show(err.instance)}", doc.span(path))
     return error("schema", f"{where}: {err.message}", doc.span(path))
 

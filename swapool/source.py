@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -56,7 +57,7 @@ class _Reject(Exception):
         self.diagnostic = diagnostic
 
 
-def read_bytes(path: str | Path, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
+def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
     """The raw bytes of a table file (at most MAX_BYTES); I/O problems become `io` diagnostics."""
     name = display if display is not None else str(path)
     p = Path(path)
@@ -75,7 +76,7 @@ def read_bytes(path: str | Path, display: str | None = None) -> tuple[bytes | No
     return raw, []
 
 
-def read_document(path: str | Path, display: str | None = None) -> tuple[Document | None, list[Diagnostic]]:
+def read_document(path: str | os.PathLike, display: str | None = None) -> tuple[Document | None, list[Diagnostic]]:
     """Read and parse a table file."""
     raw, found = read_bytes(path, display)
     if raw is None:

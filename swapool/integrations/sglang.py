@@ -92,8 +92,9 @@ def install(backends: Iterable[str] | None = None, *, policy: Policy | None = No
     """
     policy = policy or load_policy()
     explicit = backends is not None
+    names = list(backends) if backends is not None else list(BACKENDS)
     changed = []
-    for name in backends if explicit else BACKENDS:
+    for name in names:
         b = _backend(name)
         if name in _originals:
             continue
