@@ -167,3 +167,70 @@ def test_gpu_check_script_runs_its_cpu_smoke_path(tmp_path):
     result = json.loads(out.read_text())
     assert result["smoke"] and all(c["ok"] for c in result["correctness"])
     assert [(r["batch"], r["context"]) for r in result["timing"]] == [(1, 256), (4, 512)]
+
+
+class RecordingDecodeWrapper:
+    """A CPU stand-in with flashinfer's wrapper signatures: records plans, computes `run` with
+    the torch reference from what was planned. It checks the backend's plumbing (which
+    page table and window each layer kind is planned with, planning once per batch)."""
+
+    plans: list = []
+
+    def __init__(self, float_workspace_buffer, kv_layout="NHD"):
+        assert kv_layout == "NHD"
+
+    def plan(self, indptr, indices, last_page_len, num_qo_heads, num_kv_heads, head_dim, page_size, *,
+             window_left=-1, logits_soft_cap=None, sm_scale=None, q_data_type=None, kv_data_type=None):
+        assert indptr.dtype == indices.dtype == last_page_len.dtype == torch.int32
+        self.planned = (indptr, indices, last_page_len, page_size, window_left, logits_soft_cap, sm_scale)
+        RecordingDecodeWrapper.plans.append((window_left, indices.clone()))
+
+    def run(self, q, paged_kv_cache, *, out=None):
+        indptr, indices, last, page_size, window_left, cap, scale = self.planned
+        k, v = (c.reshape(-1, *c.shape[2:]) for c in paged_kv_cache)
+        result = paged_attention(q, k, v, indptr, indices, last, page_size, window_left=window_left,
+                                 soft_cap=cap, scale=scale)
+        if out is not None:
+            out.copy_(result)
+            return out
+        return result
+
+
+@pytest.fixture
+def flashinfer_on_cpu(monkeypatch):
+    import sys
+    import types
+
+    RecordingDecodeWrapper.plans = []
+    monkeypatch.setitem(sys.modules, "flashinfer",
+                        types.SimpleNamespace(BatchDecodeWithPagedKVCacheWrapper=RecordingDecodeWrapper))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    return RecordingDecodeWrapper
+
+
+@pytest.mark.parametrize("draft, algorithm", [(False, "NONE"), (True, "EAGLE"), (True, "FROZEN_KV_MTP")])
+def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu, draft, algorithm):
+    """CPU twin of the GPU check: same world, same policy, flashinfer's calls replayed in torch."""
+    from swapool import load_policy
+
+    from .e2e_world import HQ, LAYERS, SEQ_LENS, build_world, runner
+
+    world = build_world()
+    policy = load_policy(import_enums=False)
+    mr = runner(world, draft=draft, algorithm=algorithm)
+    fast = fib.FlashInferAttnBackend(mr, policy=policy, swa_pool_types=(SWAKVPool,), workspace_bytes=16)
+    ref = TorchAttnBackend(mr, policy=policy, swa_pool_types=(SWAKVPool,))
+    fast.plan(world.page_table, LAYERS * 3, q_dtype=torch.float32)  # repeated layers plan once per kind
+    ref.plan(world.page_table)
+    assert [w for w, _ in flashinfer_on_cpu.plans] == [layer.window_left for layer in LAYERS]
+    full_pages = world.page_table.kv_indices
+    swa_pages = ref.translate_page_table(world.page_table).kv_indices if ref.swa_pool is not None else full_pages
+    assert torch.equal(flashinfer_on_cpu.plans[0][1], full_pages)
+    assert torch.equal(flashinfer_on_cpu.plans[1][1], swa_pages)
+    assert (ref.swa_pool is None) == (draft and algorithm != "FROZEN_KV_MTP")
+    q = torch.randn(len(SEQ_LENS), HQ, LAYERS[0].head_dim, generator=torch.Generator().manual_seed(3))
+    for layer in LAYERS:
+        out = torch.full_like(q, float("nan"))
+        got = fast.forward_decode(q, layer, out=out)
+        assert torch.isfinite(out).all() and got is out
+        assert torch.allclose(got, ref.forward_decode(q, layer), atol=1e-6)

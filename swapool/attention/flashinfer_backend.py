@@ -65,9 +65,9 @@ class FlashInferAttnBackend(SWAAwareBackend):
         return (layer.window_left, self.translates(layer), layer.num_q_heads, layer.num_kv_heads,
                 layer.head_dim, layer.logit_soft_cap, layer.sm_scale)
 
-    def _wrapper(self, key: tuple) -> Any:
+    def _wrapper(self, key: tuple, device: torch.device) -> Any:
         if key not in self._wrappers:
-            workspace = torch.empty(self._workspace_bytes, dtype=torch.uint8, device="cuda")
+            workspace = torch.empty(self._workspace_bytes, dtype=torch.uint8, device=device)
             args, kwargs = wrapper_args(workspace)
             self._wrappers[key] = self._wrapper_cls(*args, **kwargs)
         return self._wrappers[key]
@@ -82,7 +82,7 @@ class FlashInferAttnBackend(SWAAwareBackend):
                 continue
             k_buf = self.kv_pool.get_key_buffer(layer.layer_id)
             args, kwargs = plan_args(self.layer_page_table(layer, table, translated), layer, k_buf.dtype, q_dtype)
-            wrapper = self._wrapper(key)
+            wrapper = self._wrapper(key, k_buf.device)
             wrapper.plan(*args, **kwargs)
             self._planned[key] = wrapper
 
