@@ -129,6 +129,15 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
     return found
 
 
+def decided_regions(table: Table) -> list[tuple[int | None, list[Cube]]]:
+    """For each rule (table order; None last for gaps), the merged regions it decides."""
+    by_rule: dict[int | None, list[Cube]] = {}
+    for reg, ri in _decided(table, table.full_region):
+        by_rule.setdefault(ri, []).append(reg)
+    order = sorted(by_rule, key=lambda ri: len(table.rules) if ri is None else ri)
+    return [(ri, merge_regions(by_rule[ri])) for ri in order]
+
+
 def _decided(table: Table, region: Cube) -> Iterable[tuple[Cube, int | None]]:
     """First-hit decisions over `region` as (piece, rule index or None for a gap)."""
     root = split([r.cube for r in table.rules], region, first_only=True)

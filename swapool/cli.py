@@ -153,6 +153,35 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if result.changes else EXIT_OK
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    from .analysis import decided_regions
+    from .table import describe_region
+    from .validate import check_path
+
+    path = args.path or _default_table()
+    checked = check_path(path, display=path, import_enums=False)
+    if checked.table is None:
+        for d in checked.diagnostics:
+            print(render_text(d), file=sys.stderr)
+        return EXIT_USAGE
+    table = checked.table
+    rows = []
+    for ri, regions in decided_regions(table):
+        rule = table.rules[ri] if ri is not None else None
+        for reg in regions:
+            rows.append({"rule": rule.id if rule else None, "output": rule.then if rule else None,
+                         "line": rule.span.line if rule else None,
+                         "region": describe_region(table.inputs, reg)})
+    if args.format == "json":
+        print(json.dumps({"file": path, "inputs": list(table.input_names), "decisions": rows}, indent=2))
+    else:
+        width = max(len(r["rule"] or "(no rule)") for r in rows)
+        for r in rows:
+            out = r["output"] or "(gap)"
+            print(f"{(r['rule'] or '(no rule)'):<{width}}  {out:<10}  {r['region']}")
+    return EXIT_OK if checked.ok else EXIT_FINDINGS
+
+
 def cmd_mutate(args: argparse.Namespace) -> int:
     from .mutate import run_mutations
     from .source import read_document
@@ -242,6 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compare NEW with this input fixed (and removed)")
     d.add_argument("--format", choices=("text", "json"), default="text")
     d.set_defaults(func=cmd_diff)
+
+    sh = sub.add_parser(
+        "show", help="what each rule decides, as merged regions of the input space",
+        description="Print, for each rule, the regions of the input space it actually decides "
+                    "(after hit-policy resolution), merged; gaps are listed last. A review aid.",
+        epilog="Exit codes: 0 valid table, 1 the table has findings (still shown), 2 unreadable.")
+    sh.add_argument("path", nargs="?", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
+    sh.add_argument("--format", choices=("text", "json"), default="text")
+    sh.set_defaults(func=cmd_show)
 
     m = sub.add_parser(
         "mutate", help="apply every single-point edit to a table and count how many validate rejects",

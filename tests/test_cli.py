@@ -121,7 +121,7 @@ def test_schema_and_codes_commands(capsys):
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["validate", "--help"], ["explain", "--help"],
-                                  ["diff", "--help"]])
+                                  ["diff", "--help"], ["show", "--help"], ["mutate", "--help"]])
 def test_help_exits_0_and_mentions_exit_codes_or_examples(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -138,3 +138,32 @@ def test_module_entry_point_runs_without_traceback(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert f"{bad}:2:1: error[yaml-syntax]" in proc.stdout
+
+
+def test_show_partitions_the_input_space_by_deciding_rule(capsys):
+    from swapool.analysis import decided_regions
+    from swapool.validate import check_path
+
+    from .oracle import Brute, cube_points
+
+    table = check_path(SHIPPED, import_enums=False).table
+    seen = {}
+    for ri, regions in decided_regions(table):
+        for reg in regions:
+            for p in cube_points(reg):
+                assert p not in seen
+                seen[p] = ri
+    assert seen == Brute(table).decisions
+    code, out, _ = run(capsys, "show", str(SHIPPED))
+    assert code == 0 and len(out.splitlines()) == len(table.rules)
+    assert "draft-owns-its-kv" in out and "spec_algorithm in [NONE, EAGLE" in out
+
+
+def test_show_lists_what_a_first_hit_rule_really_decides_and_gaps_last(capsys, write):
+    p = write(mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: xs, when: {a: [x, y]}, then: q}\n",
+                   hit_policy="first"))
+    code, out, _ = run(capsys, "show", "--format", "json", str(p))
+    rows = json.loads(out)["decisions"]
+    assert code == 1
+    assert [(r["rule"], r["region"]) for r in rows] == [
+        ("xt", "a=x, b=true"), ("xs", "a=x, b=false"), ("xs", "a=y"), (None, "a=z")]
