@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from . import __version__
 from .diagnostics import CODES, Diagnostic, render_json, render_text, sort_diagnostics, summary_line
@@ -165,7 +165,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(render_text(d), file=sys.stderr)
         return EXIT_USAGE
     table = checked.table
-    rows = []
+    rows: list[dict[str, Any]] = []
     for ri, regions in decided_regions(table):
         rule = table.rules[ri] if ri is not None else None
         for reg in regions:
