@@ -61,13 +61,8 @@ class Policy:
         self.compiled = compiled or CompiledDecision(table)
         self._rules = {r.id: r for r in table.rules}
         self._names = frozenset(table.input_names)
-        why_not = unsupported(table)
-        if why_not is None:
-            self.resolve = build_resolver(self.compiled, DEFAULT_SWA_POOL_TYPES, self._unknown)
-        else:
-            def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
-                raise PolicyError(why_not)
-            self.resolve = refuse
+        self._why_not = unsupported(table)
+        self.resolve = self.resolver(DEFAULT_SWA_POOL_TYPES)
 
     def __repr__(self) -> str:
         return f"<Policy {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
@@ -75,6 +70,16 @@ class Policy:
     @property
     def inputs(self) -> tuple[str, ...]:
         return self.table.input_names
+
+    def resolver(self, swa_pool_types: tuple[type, ...]) -> Any:
+        """The generated resolver `resolve(model_runner, types=swa_pool_types)` with these
+        pool types as its default: a backend that binds it pays no wrapper call at all."""
+        why_not = self._why_not
+        if why_not is not None:
+            def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
+                raise PolicyError(why_not)
+            return refuse
+        return build_resolver(self.compiled, swa_pool_types, self._unknown)
 
     def rule(self, rule_id: str) -> Rule:
         return self._rules[rule_id]

@@ -112,6 +112,14 @@ def test_install_replaces_idempotently_and_uninstall_restores(fake_sglang):
         assert cls.__dict__["_resolve_swa_kv_pool"] is originals[k]
 
 
+def test_installed_resolver_is_the_generated_code_itself(fake_sglang):
+    """No wrapper call between sglang and the decision: the backend's check is compiled in."""
+    integration.install(["flashinfer"], policy=load_policy(SHIPPED))
+    fn = fake_sglang["flashinfer"]._resolve_swa_kv_pool
+    assert fn.__code__.co_filename.startswith("<swapool resolver")
+    assert fn.__defaults__ == ((BaseSWAKVPool,),)
+
+
 def test_installed_resolvers_agree_with_each_backends_own_check(fake_sglang):
     """flashinfer accepts any BaseSWAKVPool; trtllm_mha only the concrete SWAKVPool."""
     originals = {k: cls._resolve_swa_kv_pool for k, cls in fake_sglang.items()}

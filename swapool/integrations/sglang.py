@@ -74,14 +74,10 @@ def make_resolver(backend: str, *, policy: Policy | None = None) -> Callable[[An
     policy = policy or load_policy()
     if "backend" in policy.table.input_names:
         policy = policy.restrict(backend=backend)
-    bound = policy.resolve
-
-    def _resolve_swa_kv_pool(model_runner: Any) -> Any:
-        return bound(model_runner, types)
-
-    _resolve_swa_kv_pool.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool"
-    _resolve_swa_kv_pool.swapool_policy = policy  # type: ignore[attr-defined]
-    return _resolve_swa_kv_pool
+    resolve = policy.resolver(types)  # generated code with this backend's check built in: no wrapper
+    resolve.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool"
+    resolve.swapool_policy = policy
+    return resolve
 
 
 def install(backends: Iterable[str] | None = None, *, policy: Policy | None = None) -> list[str]:
