@@ -5,11 +5,11 @@ decision. One engine (`partition.split`) answers all of them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterator
 
 from .compiled import CompiledDecision
 from .diagnostics import Diagnostic, error, format_value, warning
-from .partition import Cube, intersect, is_empty, merge_regions, pieces, split
+from .partition import Cube, first_hits, intersect, is_empty, merge_regions, pieces, split
 from .table import ANY, LIST, NOT, Table, lowest_bit
 
 
@@ -138,11 +138,8 @@ def decided_regions(table: Table) -> list[tuple[int | None, list[Cube]]]:
     return [(ri, merge_regions(by_rule[ri])) for ri in order]
 
 
-def _decided(table: Table, region: Cube) -> Iterable[tuple[Cube, int | None]]:
-    """First-hit decisions over `region` as (piece, rule index or None for a gap)."""
-    root = split([r.cube for r in table.rules], region, first_only=True)
-    for reg, leaf in pieces(root, region):
-        yield reg, (leaf.matched[0] if leaf.matched else None)
+def _decided(table: Table, region: Cube) -> Iterator[tuple[Cube, int | None]]:
+    return first_hits([r.cube for r in table.rules], region)
 
 
 def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:

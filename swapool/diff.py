@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .partition import Cube, bits, intersect, is_empty, merge_regions, pieces, split
+from .partition import Cube, bits, first_hits, intersect, is_empty, merge_regions
 from .table import Input, Table, describe_region
 
 
@@ -70,10 +70,9 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
             out.append(sum(1 << inp.values.index(v) for v in src.values_of(region[j])))
         return tuple(out)
 
-    root = split([r.cube for r in table.rules], table.full_region, first_only=True)
     result = []
-    for reg, leaf in pieces(root, table.full_region):
-        rule = table.rules[leaf.matched[0]] if leaf.matched else None
+    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region):
+        rule = table.rules[ri] if ri is not None else None
         result.append((lift(reg), Verdict(rule.then, rule.id) if rule else UNDECIDED))
     inside = tuple(inp.mask_of(own[inp.name].values) for inp in space)
     for k, inp in enumerate(space):

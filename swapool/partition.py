@@ -112,6 +112,13 @@ def pieces(root: Node, region: Cube) -> Iterator[tuple[Cube, Leaf]]:
             stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
+def first_hits(cubes: Sequence[Cube], region: Cube) -> Iterator[tuple[Cube, int | None]]:
+    """First-hit decisions over `region`: (piece, index of the first matching rule, or None
+    where no rule matches)."""
+    for reg, leaf in pieces(split(cubes, region, first_only=True), region):
+        yield reg, (leaf.matched[0] if leaf.matched else None)
+
+
 def merge_regions(regions: list[Cube]) -> list[Cube]:
     """Join cubes that differ on one input only, until none do (maximal-ish regions)."""
     regions = list(dict.fromkeys(regions))

@@ -67,10 +67,6 @@ class Policy:
     def __repr__(self) -> str:
         return f"<Policy {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
 
-    @property
-    def inputs(self) -> tuple[str, ...]:
-        return self.table.input_names
-
     def resolver(self, swa_pool_types: tuple[type, ...]) -> Any:
         """The generated resolver `resolve(model_runner, types=swa_pool_types)` with these
         pool types as its default: a backend that binds it pays no wrapper call at all."""
