@@ -1,4 +1,5 @@
-"""`swapool` command line: validate, explain, diff, schema, codes. Rendering happens here only."""
+"""`swapool` command line: validate, explain, diff, show, mutate, schema, codes. Rendering
+happens here only."""
 
 from __future__ import annotations
 
@@ -43,6 +44,15 @@ def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], c
         return render_github(diagnostics)
     body = [render_text(d, color=color) for d in diagnostics]
     return "\n".join(body + [summary_line(diagnostics, len(files))])
+
+
+def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
+    """Print a table's errors and why the command cannot go on; exit code 2."""
+    for d in diagnostics:
+        if d.is_error:
+            print(render_text(d), file=sys.stderr)
+    print(f"swapool {command}: {why}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -124,13 +134,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     checked = [check_path(p, display=p, import_enums=False) for p in (args.old, args.new)]
     broken = [c for c in checked if not c.ok]
     if broken:
-        for c in broken:
-            for d in c.diagnostics:
-                if d.is_error:
-                    print(render_text(d), file=sys.stderr)
-        print(f"swapool diff: {', '.join(c.file for c in broken)} is not a valid table; "
-              "run swapool validate first", file=sys.stderr)
-        return EXIT_USAGE
+        return _refuse("diff", [d for c in broken for d in c.diagnostics],
+                       f"{', '.join(c.file for c in broken)} is not a valid table; run swapool validate first")
     try:
         tables = [c.table for c in checked if c.table is not None]
         for i, fixed in enumerate((args.old_set, args.new_set)):
@@ -161,9 +166,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     path = args.path or _default_table()
     checked = check_path(path, display=path, import_enums=False)
     if checked.table is None:
-        for d in checked.diagnostics:
-            print(render_text(d), file=sys.stderr)
-        return EXIT_USAGE
+        return _refuse("show", checked.diagnostics, f"{path} could not be read as a table")
     table = checked.table
     rows: list[dict[str, Any]] = []
     for ri, regions in decided_regions(table):
@@ -191,11 +194,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     doc, found = read_document(path, path)
     checked = check_document(doc, import_enums=False) if doc is not None else None
     if doc is None or checked is None or not checked.ok:
-        for d in (checked.diagnostics if checked else found):
-            if d.is_error:
-                print(render_text(d), file=sys.stderr)
-        print(f"swapool mutate: {path} must validate before its mutants mean anything", file=sys.stderr)
-        return EXIT_USAGE
+        return _refuse("mutate", checked.diagnostics if checked else found,
+                       f"{path} must validate before its mutants mean anything")
     report = run_mutations(doc)
     if args.format == "json":
         print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
