@@ -42,7 +42,8 @@ def test_e2e_world_needs_eviction(world):
     mapping = world.allocator.full_to_swa_index_mapping
     live = mapping[mapping > 0]
     assert len(set(live.tolist())) == live.numel()  # injective while mapped
-    assert not torch.equal(mapping[2:2 + live.numel()], torch.arange(2, 2 + live.numel()))  # not the identity
+    mapped_slots = torch.nonzero(mapping > 0).squeeze(1)
+    assert (live != mapped_slots).any()  # not the identity: a missing translation would show
 
 
 @pytest.mark.parametrize("extend", [0, EXTEND], ids=["decode", "extend"])

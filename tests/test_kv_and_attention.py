@@ -84,6 +84,14 @@ def test_backend_write_locations_match_the_pools_own_write_path():
     swa_layer, full_layer = AttentionLayer(1, 1, 1, 4, sliding_window=2), AttentionLayer(0, 1, 1, 4)
     assert torch.equal(backend.write_locations(swa_layer, out_loc), alloc.full_to_swa_index_mapping[out_loc])
     assert torch.equal(backend.write_locations(full_layer, out_loc), out_loc)
+    twin, twin_alloc = swa_setup()  # same allocation order, so the same mapping
+    twin_alloc.alloc_pages(3)
+    k, v = torch.randn(3, 1, 4), torch.randn(3, 1, 4)
+    for layer in (swa_layer, full_layer):
+        backend.save_kv(layer, out_loc, k, v)
+        twin.set_kv_buffer(layer.layer_id, out_loc, k, v)
+        assert torch.equal(pool.get_key_buffer(layer.layer_id), twin.get_key_buffer(layer.layer_id))
+        assert torch.equal(pool.get_value_buffer(layer.layer_id), twin.get_value_buffer(layer.layer_id))
     table = PageTable.from_pages([pages], [6], 2)
     translated = backend.translate_page_table(table)
     assert translated.kv_indices.dtype == torch.int32
