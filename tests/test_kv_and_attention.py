@@ -186,15 +186,20 @@ class RecordingDecodeWrapper:
 
     def __init__(self, float_workspace_buffer, kv_layout="NHD"):
         assert kv_layout == "NHD"
+        assert not float_workspace_buffer.any(), "flashinfer wants a zeroed float workspace on first use"
 
     def plan(self, indptr, indices, last_page_len, num_qo_heads, num_kv_heads, head_dim, page_size, *,
              window_left=-1, logits_soft_cap=None, sm_scale=None, q_data_type=None, kv_data_type=None):
         assert indptr.dtype == indices.dtype == last_page_len.dtype == torch.int32
         self.planned = (indptr, indices, last_page_len, page_size, window_left, logits_soft_cap, sm_scale)
+        self.dtypes = (q_data_type, kv_data_type)
         RecordingDecodeWrapper.plans.append((window_left, indices.clone()))
 
     def run(self, q, paged_kv_cache, *, out=None):
         indptr, indices, last, page_size, window_left, cap, scale = self.planned
+        # flashinfer refuses q/KV of other dtypes than planned, and an `out` unlike q
+        assert (q.dtype, paged_kv_cache[0].dtype) == self.dtypes
+        assert out is None or (out.shape, out.dtype) == (q.shape, q.dtype)
         k, v = (c.reshape(-1, *c.shape[2:]) for c in paged_kv_cache)
         result = paged_attention(q, k, v, indptr, indices, last, page_size, window_left=window_left,
                                  soft_cap=cap, scale=scale)

@@ -67,7 +67,8 @@ class FlashInferAttnBackend(SWAAwareBackend):
 
     def _wrapper(self, key: tuple, device: torch.device) -> Any:
         if key not in self._wrappers:
-            workspace = torch.empty(self._workspace_bytes, dtype=torch.uint8, device=device)
+            # flashinfer's split-k reduction expects a zeroed float workspace on first use
+            workspace = torch.zeros(self._workspace_bytes, dtype=torch.uint8, device=device)
             args, kwargs = wrapper_args(workspace)
             self._wrappers[key] = self._wrapper_cls(*args, **kwargs)
         return self._wrappers[key]
