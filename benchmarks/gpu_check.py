@@ -42,7 +42,7 @@ def build(batch: int, ctx: int, window: int, page: int, device: str, dtype: torc
     """A SWA pool holding `batch` sequences of `ctx` tokens: every full page allocated, SWA
     pages kept only for the pages a query's window reaches (older ones evicted)."""
     pages_per_seq = -(-ctx // page)
-    keep = -(-window // page) + 1  # SWA pages a sequence keeps: its window plus a partial page
+    keep = -(-window // page) + 1  # SWA pages a sequence keeps at most: its window plus a partial page
     full = TokenToKVPool(batch * pages_per_seq + 1, page, 1, HKV, D, dtype=dtype, device=device)
     swa = TokenToKVPool((batch + 1) * keep + 1, page, 1, HKV, D, dtype=dtype, device=device)
     pool = SWAKVPool(full, swa, {0: (0, False), 1: (0, True)})
@@ -53,12 +53,10 @@ def build(batch: int, ctx: int, window: int, page: int, device: str, dtype: torc
     seqs = []
     for _ in range(batch):
         pages: list[int] = []
-        evicted = 0
         while len(pages) < pages_per_seq:  # allocate in chunks, evicting what slid out of the window
             pages += alloc.alloc_pages(min(keep, pages_per_seq - len(pages))).tolist()
-            if len(pages) - keep > evicted:
-                alloc.evict_swa_pages(pages[evicted:len(pages) - keep])
-                evicted = len(pages) - keep
+            alloc.evict_outside_window(pages, first_query_pos=min(len(pages) * page, ctx) - 1,
+                                       sliding_window=window)
         seqs.append(torch.tensor(pages))
     table = PageTable.from_pages(seqs, [ctx] * batch, page, device=device)
     return pool, alloc, table

@@ -64,13 +64,9 @@ def build_world(seed: int = 0, dtype: torch.dtype = torch.float32, device: str =
                 target.set_kv_buffer(layer.layer_id, loc, k[t:t + 1].to(device), v[t:t + 1].to(device))
                 k, v = world.kv[("draft", layer.layer_id)][b]
                 draft.set_kv_buffer(layer.layer_id, loc, k[t:t + 1].to(device), v[t:t + 1].to(device))
-            # A page loses its SWA page once its last token is outside the window of every query
-            # still to come (the last EXTEND positions count as still to come).
-            out_of_window = [p for i, p in enumerate(pages) if (i + 1) * PAGE - 1 < t + 2 - WINDOW - EXTEND]
-            if out_of_window:
-                before = allocator.available()[1]
-                allocator.evict_swa_pages(out_of_window)
-                world.evictions += allocator.available()[1] - before
+            # the last EXTEND positions count as queries still to come
+            world.evictions += allocator.evict_outside_window(pages, first_query_pos=t + 1 - EXTEND,
+                                                              sliding_window=WINDOW)
         pages_per_seq.append(torch.tensor(pages))
     world.page_table = PageTable.from_pages(pages_per_seq, list(SEQ_LENS), PAGE, device=device)
     return world

@@ -50,6 +50,21 @@ def test_eviction_frees_the_swa_page_and_unmaps_it():
     alloc.evict_swa_pages([a])  # already evicted: nothing happens
 
 
+def test_window_eviction_frees_exactly_the_pages_no_later_query_can_see():
+    _, alloc = swa_setup(full_pages=8, swa_pages=8, page=2)
+    pages = alloc.alloc_pages(5).tolist()  # tokens 0..9
+    # a query at 9 with a 4-key window sees 6..9: pages 0-2 (tokens 0..5) are out, page 3 is not
+    assert alloc.evict_outside_window(pages, first_query_pos=9, sliding_window=4) == 3
+    held = alloc.full_to_swa_index_mapping.view(-1, 2)[pages, 0].tolist()
+    assert [h != 0 for h in held] == [False, False, False, True, True]
+    assert alloc.evict_outside_window(pages, first_query_pos=9, sliding_window=4) == 0  # idempotent
+    assert alloc.evict_outside_window(pages, first_query_pos=10, sliding_window=4) == 0  # 7..10: token 7 on page 3
+    assert alloc.evict_outside_window(pages, first_query_pos=2, sliding_window=10) == 0  # all visible
+    assert alloc.evict_outside_window(pages, first_query_pos=99, sliding_window=1) == 2
+    with pytest.raises(ValueError, match="sliding_window must be >= 1"):
+        alloc.evict_outside_window(pages, first_query_pos=9, sliding_window=0)
+
+
 def test_freeing_what_was_not_allocated_is_an_error():
     _, alloc = swa_setup()
     (p,) = alloc.alloc_pages(1).tolist()

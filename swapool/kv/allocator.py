@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import torch
 
@@ -84,6 +84,19 @@ class SWATokenToKVPoolAllocator:
                 self._swa_of[p] = None
                 unmapped.append(p)
         self._map(unmapped, None)
+
+    def evict_outside_window(self, full_pages: Sequence[int], *, first_query_pos: int,
+                             sliding_window: int) -> int:
+        """Evict the SWA pages of one sequence's pages (in order) that no query at
+        `first_query_pos` or later can see: a query at q sees the `sliding_window` keys
+        ending at q. Returns how many SWA pages came free."""
+        if sliding_window < 1:
+            raise ValueError(f"sliding_window must be >= 1, got {sliding_window}")
+        oldest_visible = first_query_pos - sliding_window + 1  # page i is out when (i+1)*page_size <= this
+        out = max(0, min(len(full_pages), oldest_visible // self.page_size))
+        before = len(self._swa_free)
+        self.evict_swa_pages(full_pages[:out])
+        return len(self._swa_free) - before
 
     def free_pages(self, full_pages: Iterable[int]) -> None:
         """Free full pages and whatever SWA pages they still hold."""
