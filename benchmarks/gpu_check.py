@@ -118,28 +118,33 @@ def cpu_median_ms(fn, iters: int) -> float:
     return statistics.median(times)
 
 
+def time_cell(device: str, use_flashinfer: bool, batch: int, ctx: int, window: int, iters: int) -> dict:
+    """One grid cell; its pools are freed when it returns."""
+    median = cuda_median_ms if device == "cuda" else cpu_median_ms
+    pool, alloc, table = build(batch, ctx, window, 16, device, torch.bfloat16)
+    mr = runners(pool, alloc)["target"]
+    swa_layer = AttentionLayer(1, HQ, HKV, D, sliding_window=window, logit_soft_cap=SOFT_CAP)
+    full_layer = AttentionLayer(0, HQ, HKV, D)
+    q = torch.randn(batch, HQ, D, device=device).to(torch.bfloat16)
+    backend = TorchAttnBackend(mr, swa_pool_types=(SWAKVPool,))
+    translate_ms = median(lambda: backend.translate_page_table(table), iters)
+    row = {"batch": batch, "context": ctx, "pages": int(table.kv_indices.numel()), "translate_ms": translate_ms}
+    if use_flashinfer:
+        from swapool.attention.flashinfer_backend import FlashInferAttnBackend
+        fast = FlashInferAttnBackend(mr, swa_pool_types=(SWAKVPool,))
+        fast.plan(table, [swa_layer, full_layer], q_dtype=torch.bfloat16)
+        for layer in (swa_layer, full_layer):  # warm-up (plan() already JIT-built the kernels)
+            fast.forward_decode(q, layer)
+        row["swa_decode_ms"] = median(lambda: fast.forward_decode(q, swa_layer), iters)
+        row["full_decode_ms"] = median(lambda: fast.forward_decode(q, full_layer), iters)
+        row["translate_share_of_swa_decode"] = translate_ms / row["swa_decode_ms"]
+    return row
+
+
 def timing(device: str, use_flashinfer: bool, grid: list[tuple[int, int]], window: int, iters: int) -> list[dict]:
     rows = []
-    median = cuda_median_ms if device == "cuda" else cpu_median_ms
     for batch, ctx in grid:
-        pool, alloc, table = build(batch, ctx, window, 16, device, torch.bfloat16)
-        mr = runners(pool, alloc)["target"]
-        swa_layer = AttentionLayer(1, HQ, HKV, D, sliding_window=window, logit_soft_cap=SOFT_CAP)
-        full_layer = AttentionLayer(0, HQ, HKV, D)
-        q = torch.randn(batch, HQ, D, device=device).to(torch.bfloat16)
-        backend = TorchAttnBackend(mr, swa_pool_types=(SWAKVPool,))
-        translate_ms = median(lambda: backend.translate_page_table(table), iters)
-        row = {"batch": batch, "context": ctx, "pages": int(table.kv_indices.numel()), "translate_ms": translate_ms}
-        if use_flashinfer:
-            from swapool.attention.flashinfer_backend import FlashInferAttnBackend
-            fast = FlashInferAttnBackend(mr, swa_pool_types=(SWAKVPool,))
-            fast.plan(table, [swa_layer, full_layer], q_dtype=torch.bfloat16)
-            fast.forward_decode(q, swa_layer)  # warm-up (JIT, caches)
-            row["swa_decode_ms"] = median(lambda: fast.forward_decode(q, swa_layer), iters)
-            row["full_decode_ms"] = median(lambda: fast.forward_decode(q, full_layer), iters)
-            row["translate_share_of_swa_decode"] = translate_ms / row["swa_decode_ms"]
-        rows.append(row)
-        del pool, alloc, table
+        rows.append(time_cell(device, use_flashinfer, batch, ctx, window, iters))
         if device == "cuda":
             torch.cuda.empty_cache()
     return rows
