@@ -90,3 +90,31 @@ def test_e2e_tests_fail_when_swapool_policy_names_a_broken_table(tmp_path, edit)
                           env=env, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert "2 failed" in proc.stdout
+
+
+def test_e2e_frozen_draft_with_its_own_layer_ids_reads_the_right_target_layers(world, policy):
+    """A FROZEN_KV_MTP draft's layer ids need not be the target's: draft layer 0 (sliding
+    window) reads target layer 1, draft layer 1 (full) reads target layer 0. Whether a layer
+    is translated follows the layer's own window, not the target pool's view of its id."""
+    from swapool.attention import AttentionLayer, TorchAttnBackend
+    from swapool.attention.reference import dense_attention
+    from swapool.kv import FrozenKVView, SWAKVPool
+
+    from .e2e_world import HQ, LAYERS, runner
+
+    swa, full = LAYERS[1], LAYERS[0]
+    draft_layers = {AttentionLayer(0, HQ, swa.num_kv_heads, swa.head_dim, sliding_window=swa.sliding_window,
+                                   logit_soft_cap=swa.logit_soft_cap): 1,
+                    AttentionLayer(1, HQ, full.num_kv_heads, full.head_dim): 0}
+    mr = runner(world, draft=True, algorithm="FROZEN_KV_MTP")
+    mr.token_to_kv_pool = FrozenKVView(world.target_pool, {0: 1, 1: 0})
+    backend = TorchAttnBackend(mr, policy=policy, swa_pool_types=(SWAKVPool,))
+    backend.plan(world.page_table)
+    q = torch.randn(len(SEQ_LENS), HQ, full.head_dim, generator=torch.Generator().manual_seed(5))
+    for layer, target_layer in draft_layers.items():
+        got = backend.forward_decode(q, layer)
+        for b in range(len(SEQ_LENS)):
+            k, v = world.kv[("target", target_layer)][b]
+            want = dense_attention(q[b:b + 1], k, v, window_left=layer.window_left, soft_cap=layer.logit_soft_cap,
+                                   scale=layer.sm_scale)
+            assert (got[b:b + 1] - want).abs().max().item() < TOL, (layer.layer_id, b)

@@ -113,6 +113,17 @@ def test_backend_write_locations_match_the_pools_own_write_path():
     assert torch.equal(translated.kv_indices.long() * 2, alloc.full_to_swa_index_mapping[pages * 2])
 
 
+def test_a_layer_whose_window_disagrees_with_where_its_kv_lives_is_refused():
+    pool, alloc = swa_setup()
+    runner = SimpleNamespace(token_to_kv_pool=pool, is_draft_worker=False, spec_algorithm="NONE",
+                             token_to_kv_pool_allocator=alloc)
+    backend = TorchAttnBackend(runner, swa_pool_types=(SWAKVPool,))
+    with pytest.raises(ValueError, match="layer 1 has no sliding window, but .* in the SWA sub-pool"):
+        backend.translates(AttentionLayer(1, 1, 1, 4))
+    with pytest.raises(ValueError, match="layer 0 has a sliding window, but .* in the full sub-pool"):
+        backend.translates(AttentionLayer(0, 1, 1, 4, sliding_window=2))
+
+
 def test_window_left_keeps_w_plus_one_keys_ending_at_the_query():
     g = torch.Generator().manual_seed(0)
     q, k, v = torch.randn(1, 2, 8, generator=g), torch.randn(10, 1, 8, generator=g), torch.randn(10, 1, 8, generator=g)

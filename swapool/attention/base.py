@@ -74,9 +74,16 @@ class SWAAwareBackend:
         self.swa_pool = resolve_swa_kv_pool(model_runner, policy=policy, swa_pool_types=swa_pool_types)
 
     def translates(self, layer: AttentionLayer) -> bool:
-        """Whether this layer's indices go through the SWA mapping: the resolved pool keeps
-        the layer in its SWA sub-pool."""
-        return self.swa_pool is not None and self.swa_pool.is_swa_layer(layer.layer_id)
+        """Whether this layer's indices go through the SWA mapping: it is a sliding-window
+        layer and a pool was resolved (sglang's backends decide the same way). The layer's
+        own window decides, not the resolved pool's view of its id: a FROZEN_KV_MTP draft's
+        layer ids need not be the target's."""
+        sliding = layer.sliding_window is not None
+        stored_in_swa = getattr(self.kv_pool, "is_swa_layer", None)
+        if stored_in_swa is not None and stored_in_swa(layer.layer_id) != sliding:
+            raise ValueError(f"layer {layer.layer_id} has {'a' if sliding else 'no'} sliding window, but the "
+                             f"pool it reads keeps its KV in the {'full' if sliding else 'SWA'} sub-pool")
+        return sliding and self.swa_pool is not None
 
     def layer_page_table(self, layer: AttentionLayer, table: PageTable,
                          translated: PageTable | None = None) -> PageTable:
