@@ -209,10 +209,12 @@ class RecordingDecodeWrapper:
     page table and window each layer kind is planned with, planning once per batch)."""
 
     plans: list = []
+    workspaces: list = []
 
     def __init__(self, float_workspace_buffer, kv_layout="NHD"):
         assert kv_layout == "NHD"
         assert not float_workspace_buffer.any(), "flashinfer wants a zeroed float workspace on first use"
+        RecordingDecodeWrapper.workspaces.append(float_workspace_buffer)
 
     def plan(self, indptr, indices, last_page_len, num_qo_heads, num_kv_heads, head_dim, page_size, *,
              window_left=-1, logits_soft_cap=None, sm_scale=None, q_data_type=None, kv_data_type=None):
@@ -241,6 +243,7 @@ def flashinfer_on_cpu(monkeypatch):
     import types
 
     RecordingDecodeWrapper.plans = []
+    RecordingDecodeWrapper.workspaces = []
     monkeypatch.setitem(sys.modules, "flashinfer",
                         types.SimpleNamespace(BatchDecodeWithPagedKVCacheWrapper=RecordingDecodeWrapper))
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -262,6 +265,7 @@ def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu
     fast.plan(world.page_table, LAYERS * 3, q_dtype=torch.float32)  # repeated layers plan once per kind
     ref.plan(world.page_table)
     assert [w for w, _ in flashinfer_on_cpu.plans] == [layer.window_left for layer in LAYERS]
+    assert len(flashinfer_on_cpu.workspaces) == 2 and flashinfer_on_cpu.workspaces[0] is flashinfer_on_cpu.workspaces[1]
     full_pages = world.page_table.kv_indices
     swa_pages = ref.translate_page_table(world.page_table).kv_indices if ref.swa_pool is not None else full_pages
     assert torch.equal(flashinfer_on_cpu.plans[0][1], full_pages)

@@ -58,6 +58,7 @@ class FlashInferAttnBackend(SWAAwareBackend):
         super().__init__(model_runner, policy=policy, swa_pool_types=swa_pool_types)
         self._wrapper_cls = BatchDecodeWithPagedKVCacheWrapper
         self._workspace_bytes = workspace_bytes
+        self._workspace: torch.Tensor | None = None
         self._wrappers: dict[tuple, Any] = {}
         self._planned: dict[tuple, Any] = {}
 
@@ -66,10 +67,14 @@ class FlashInferAttnBackend(SWAAwareBackend):
                 layer.head_dim, layer.logit_soft_cap, layer.sm_scale)
 
     def _wrapper(self, key: tuple, device: torch.device) -> Any:
+        """One wrapper (and plan) per layer kind. They share one float workspace, as sglang's
+        wrappers do: it holds split-k partials only while a run is in flight, and runs on one
+        stream never overlap."""
         if key not in self._wrappers:
-            # flashinfer's split-k reduction expects a zeroed float workspace on first use
-            workspace = torch.zeros(self._workspace_bytes, dtype=torch.uint8, device=device)
-            args, kwargs = wrapper_args(workspace)
+            if self._workspace is None:
+                # flashinfer's split-k reduction expects a zeroed float workspace on first use
+                self._workspace = torch.zeros(self._workspace_bytes, dtype=torch.uint8, device=device)
+            args, kwargs = wrapper_args(self._workspace)
             self._wrappers[key] = self._wrapper_cls(*args, **kwargs)
         return self._wrappers[key]
 
