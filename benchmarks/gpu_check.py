@@ -97,6 +97,14 @@ def correctness(device: str, use_flashinfer: bool) -> list[dict]:
     return rows
 
 
+_START = time.perf_counter()
+
+
+def progress(what: str) -> None:
+    """Where the run is, on stderr: a run cut off at its time limit still says how far it got."""
+    print(f"[{time.perf_counter() - _START:6.1f} s] {what}", file=sys.stderr, flush=True)
+
+
 def cuda_median_ms(fn, iters: int) -> float:
     times = []
     for _ in range(iters):
@@ -144,6 +152,7 @@ def time_cell(device: str, use_flashinfer: bool, batch: int, ctx: int, window: i
 def timing(device: str, use_flashinfer: bool, grid: list[tuple[int, int]], window: int, iters: int) -> list[dict]:
     rows = []
     for batch, ctx in grid:
+        progress(f"timing batch {batch} x context {ctx}")
         rows.append(time_cell(device, use_flashinfer, batch, ctx, window, iters))
         if device == "cuda":
             torch.cuda.empty_cache()
@@ -165,7 +174,8 @@ def main() -> int:
             return 2
         device, use_fi, window = "cuda", True, 4096
         grid = [(b, c) for b in (1, 32, 256) for c in (1024, 8192, 32768)]
-    checks = correctness(device, use_fi) if not args.smoke else correctness(device, False)
+    progress("correctness" + (" (flashinfer JIT-builds its decode kernels on first use: minutes)" if use_fi else ""))
+    checks = correctness(device, use_fi)
     print("correctness (max abs error / max abs reference; NaN-poisoned out buffer)\n")
     print_table(["worker", "layer", "rel err", "out written", "ok"],
                 [[c["worker"], c["layer"], f"{c['rel_err']:.2e}", c["out_fully_written"], c["ok"]] for c in checks])
