@@ -12,8 +12,12 @@ import pytest
 torch = pytest.importorskip("torch", reason="the KV pools and attention backends need the [torch] extra")
 
 from swapool import load_policy  # noqa: E402
+from swapool.attention import AttentionLayer, TorchAttnBackend  # noqa: E402
+from swapool.attention.reference import dense_attention  # noqa: E402
+from swapool.kv import FrozenKVView, SWAKVPool  # noqa: E402
 
-from .e2e_world import EAGLE_STYLE, EXTEND, SEQ_LENS, SWA_PAGES, build_world, max_error  # noqa: E402
+from .e2e_world import (EAGLE_STYLE, EXTEND, HQ, LAYERS, SEQ_LENS, SWA_PAGES, build_world, max_error,  # noqa: E402
+                        runner)
 from .helpers import dump, reverted_eagle_fix, shipped_data, without_frozen_fallback  # noqa: E402
 
 TOL = 1e-5
@@ -96,12 +100,6 @@ def test_e2e_frozen_draft_with_its_own_layer_ids_reads_the_right_target_layers(w
     """A FROZEN_KV_MTP draft's layer ids need not be the target's: draft layer 0 (sliding
     window) reads target layer 1, draft layer 1 (full) reads target layer 0. Whether a layer
     is translated follows the layer's own window, not the target pool's view of its id."""
-    from swapool.attention import AttentionLayer, TorchAttnBackend
-    from swapool.attention.reference import dense_attention
-    from swapool.kv import FrozenKVView, SWAKVPool
-
-    from .e2e_world import HQ, LAYERS, runner
-
     swa, full = LAYERS[1], LAYERS[0]
     draft_layers = {AttentionLayer(0, HQ, swa.num_kv_heads, swa.head_dim, sliding_window=swa.sliding_window,
                                    logit_soft_cap=swa.logit_soft_cap): 1,

@@ -75,9 +75,10 @@ class SWAAwareBackend:
 
     def translates(self, layer: AttentionLayer) -> bool:
         """Whether this layer's indices go through the SWA mapping: it is a sliding-window
-        layer and a pool was resolved (sglang's backends decide the same way). The layer's
-        own window decides, not the resolved pool's view of its id: a FROZEN_KV_MTP draft's
-        layer ids need not be the target's."""
+        layer and a pool was resolved. The layer's own window decides (as in sglang's
+        flashinfer backend), not the resolved pool's `layers_mapping` of its id (as in its
+        trtllm_mha backend), which is right only while a FROZEN_KV_MTP draft's layer ids
+        equal the target's."""
         sliding = layer.sliding_window is not None
         stored_in_swa = getattr(self.kv_pool, "is_swa_layer", None)
         if stored_in_swa is not None and stored_in_swa(layer.layer_id) != sliding:
