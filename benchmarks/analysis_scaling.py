@@ -19,9 +19,9 @@ import time
 
 from _report import print_table, write_json
 
-from swapool.analysis import analyse, measure_coverage
-from swapool.diagnostics import Span
-from swapool.table import ANY, LIST, Cell, Input, Output, Rule, Table
+from swapool.table.analysis import analyse, measure_coverage
+from swapool.table.diagnostics import Span
+from swapool.table.model import Cell, CellForm, HitPolicy, Input, Output, Rule, Table
 
 SPAN = Span("generated.yaml", 1, 1)
 OUTPUTS = ("a", "b", "c")
@@ -62,10 +62,10 @@ def decision_tree(n_inputs: int, target_rules: int, seed: int) -> tuple[list[Inp
 def make_table(inputs: list[Input], cubes: list[tuple[int, ...]], outputs: list[str]) -> Table:
     rules = []
     for r, (cube, out) in enumerate(zip(cubes, outputs)):
-        cells = tuple(Cell(m, ANY if m == inp.full else LIST, 0 if m == inp.full else m, None)
+        cells = tuple(Cell(m, CellForm.ANY if m == inp.full else CellForm.LIST, 0 if m == inp.full else m, None)
                       for inp, m in zip(inputs, cube))
         rules.append(Rule(f"r{r}", r, cells, out, SPAN))
-    return Table("generated.yaml", "", 1, "bench", "unique", tuple(inputs), Output(OUTPUTS, SPAN), tuple(rules),
+    return Table("generated.yaml", "", 1, "bench", HitPolicy.UNIQUE, tuple(inputs), Output(OUTPUTS, SPAN), tuple(rules),
                  rules_span=SPAN)
 
 

@@ -31,8 +31,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import print_table, write_json  # noqa: E402
 
-from swapool.attention import AttentionLayer, PageTable, TorchAttnBackend  # noqa: E402
-from swapool.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool  # noqa: E402
+from swapool.swa.attention import AttentionLayer, PageTable, TorchAttnBackend  # noqa: E402
+from swapool.swa.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool  # noqa: E402
 
 HQ, HKV, D = 32, 8, 128
 SOFT_CAP = 50.0  # SWA layers in both halves: flashinfer JIT-builds one module per (window?, cap?) kind
@@ -80,7 +80,7 @@ def correctness(device: str, use_flashinfer: bool) -> list[dict]:
         ref = TorchAttnBackend(mr, swa_pool_types=(SWAKVPool,))
         ref.plan(table)
         if use_flashinfer:
-            from swapool.attention.flashinfer_backend import FlashInferAttnBackend
+            from swapool.swa.attention.flashinfer_backend import FlashInferAttnBackend
             fast = FlashInferAttnBackend(mr, swa_pool_types=(SWAKVPool,))
             fast.plan(table, layers, q_dtype=dtype)
         for layer in layers:
@@ -138,7 +138,7 @@ def time_cell(device: str, use_flashinfer: bool, batch: int, ctx: int, window: i
     translate_ms = median(lambda: backend.translate_page_table(table), iters)
     row = {"batch": batch, "context": ctx, "pages": int(table.kv_indices.numel()), "translate_ms": translate_ms}
     if use_flashinfer:
-        from swapool.attention.flashinfer_backend import FlashInferAttnBackend
+        from swapool.swa.attention.flashinfer_backend import FlashInferAttnBackend
         fast = FlashInferAttnBackend(mr, swa_pool_types=(SWAKVPool,))
         fast.plan(table, [swa_layer, full_layer], q_dtype=torch.bfloat16)
         for layer in (swa_layer, full_layer):  # warm-up (plan() already JIT-built the kernels)

@@ -1,25 +1,51 @@
-"""swapool: which SWA KV pool an attention backend translates through, as a checked table."""
+"""swapool: which SWA KV pool an attention backend translates through, as a checked table.
 
-from .compiled import Decision
-from .diagnostics import Diagnostic, Span
-from .runtime import (
-    DEFAULT_SWA_POOL_TYPES,
-    Policy,
-    PolicyError,
-    SWAKVPoolLike,
-    load_policy,
-    resolve_swa_kv_pool,
-)
+The layout is the pipeline: `swapool.table` is a generic decision-table engine (YAML ->
+schema -> model -> analysis -> diagram -> decider), `swapool.swa` is the SWA decision
+built on it (facts, generated resolver, Policy, KV pools, backends, sglang), and
+`swapool.cli` renders both. Names below are imported on first use, so `import swapool`
+and the CLI pay only for what they touch.
+"""
 
-__all__ = [
-    "DEFAULT_SWA_POOL_TYPES",
-    "Decision",
-    "Diagnostic",
-    "Policy",
-    "PolicyError",
-    "SWAKVPoolLike",
-    "Span",
-    "load_policy",
-    "resolve_swa_kv_pool",
-]
-__version__ = "0.1.0"
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+_EXPORTS = {
+    "Decision": "swapool.table.diagram",
+    "Diagnostic": "swapool.table.diagnostics",
+    "Severity": "swapool.table.diagnostics",
+    "Span": "swapool.table.diagnostics",
+    "Decider": "swapool.table.decider",
+    "PolicyError": "swapool.table.decider",
+    "DEFAULT_SWA_POOL_TYPES": "swapool.swa.facts",
+    "SWAKVPoolLike": "swapool.swa.facts",
+    "Policy": "swapool.swa.policy",
+    "load_policy": "swapool.swa.policy",
+    "resolve_swa_kv_pool": "swapool.swa.policy",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+if TYPE_CHECKING:
+    from .swa.facts import DEFAULT_SWA_POOL_TYPES, SWAKVPoolLike
+    from .swa.policy import Policy, load_policy, resolve_swa_kv_pool
+    from .table.decider import Decider, PolicyError
+    from .table.diagnostics import Diagnostic, Severity, Span
+    from .table.diagram import Decision
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'swapool' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 
 import torch
 
-from swapool.attention import AttentionLayer, PageTable, TorchAttnBackend
-from swapool.attention.reference import dense_attention
-from swapool.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool
+from swapool.swa.attention import AttentionLayer, PageTable, TorchAttnBackend
+from swapool.swa.attention.reference import dense_attention
+from swapool.swa.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool
 
 PAGE = 2
 WINDOW = 6  # keys a SWA query sees, its own included

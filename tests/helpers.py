@@ -6,8 +6,9 @@ import textwrap
 
 import yaml
 
-from swapool.resources import default_policy_path
-from swapool.validate import Checked, check_text
+from swapool.swa.policy import default_policy_path
+from swapool.table.check import Checked, check_bytes
+from swapool.table.enums import EnumPolicy
 
 SHIPPED = default_policy_path()
 
@@ -28,7 +29,7 @@ def mini(rules: str, hit_policy: str = "unique", extra: str = "") -> str:
 
 
 def check(text: str) -> Checked:
-    return check_text(text, "t.yaml", import_enums=False)
+    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
 
 
 def codes(checked: Checked) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from swapool.table import Table
+from swapool.table.model import Table
 
 
 def inside(cube, point) -> bool:

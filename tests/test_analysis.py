@@ -1,8 +1,8 @@
 """Each finding kind: its code, its location, and a witness that lies in the defect."""
 
-from swapool.compiled import CompiledDecision
-from swapool.source import parse_document
-from swapool.table import build_table
+from swapool.table.diagram import Diagram
+from swapool.table.source import parse_document
+from swapool.table.build import build_table
 
 from .helpers import check, codes, line_of, mini, only
 
@@ -59,7 +59,7 @@ def test_redundant_rule_is_a_warning():
                 "- {id: rest, when: {a: [y, z]}, then: q}\n", hit_policy="first")
     c = check(text)
     d = only(c, "redundant-rule")
-    assert d.rules == ("special",) and d.severity == "warning"
+    assert d.rules == ("special",) and d.severity.value == "warning"
     assert c.ok
 
 
@@ -100,8 +100,8 @@ def test_empty_cell_and_full_domain_cell_lints():
     text = mini("- {id: never, when: {a: []}, then: p}\n- {id: all, when: {a: [x, y, z]}, then: q}\n",
                 hit_policy="first")
     c = check(text)
-    assert only(c, "empty-cell").severity == "error"
-    assert only(c, "full-domain-cell").severity == "warning"
+    assert only(c, "empty-cell").severity.value == "error"
+    assert only(c, "full-domain-cell").severity.value == "warning"
     assert "unreachable-rule" not in codes(c)
 
 
@@ -110,16 +110,16 @@ def test_value_no_rule_names_is_an_error_unless_the_input_allows_wildcards():
              "- {id: rest, when: {a: {not: [x]}}, then: q}\n")
     strict = check(mini(rules))
     d = only(strict, "unnamed-value")
-    assert d.severity == "error" and "y, z" in d.message and d.rules == ("rest",)
+    assert d.severity.value == "error" and "y, z" in d.message and d.rules == ("rest",)
     relaxed = check(mini(rules).replace("{values: [x, y, z]}", "{values: [x, y, z], wildcard: true}"))
-    assert only(relaxed, "unnamed-value").severity == "warning"
+    assert only(relaxed, "unnamed-value").severity.value == "warning"
     assert relaxed.ok
 
 
 def test_input_no_rule_names_is_reported_unused():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n")
     d = only(check(text), "unused-input")
-    assert d.severity == "warning" and "'b'" in d.message
+    assert d.severity.value == "warning" and "'b'" in d.message
 
 
 def test_bool_input_named_only_once_is_fine():
@@ -133,10 +133,19 @@ def test_every_reported_witness_replays_through_the_compiled_decision():
                 extra="cases:\n  - {given: {a: y, b: true}, expect: p}\n")
     c = check(text)
     doc, _ = parse_document(text, "t.yaml")
-    compiled = CompiledDecision(build_table(doc)[0])
+    compiled = Diagram(build_table(doc)[0])
     assert {"gap", "case-failed"} <= set(codes(c))
     for d in c.diagnostics:
         if d.code == "gap":
             assert compiled.decide(d.witness) is None
         if d.code == "case-failed":
             assert compiled.decide(d.witness).rule_id == "ry"
+
+
+def test_analysis_runs_no_self_check_in_production(monkeypatch):
+    """Witness replay is the test suite's job (test_oracle); a load does not pay for it."""
+    def refuse(self, point):
+        raise AssertionError("the analysis replayed a witness")
+    monkeypatch.setattr(Diagram, "decide_indices", refuse)
+    c = check(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [x, y]}, then: q}\n"))
+    assert {"gap", "overlap"} <= set(codes(c))

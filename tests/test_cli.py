@@ -141,12 +141,13 @@ def test_module_entry_point_runs_without_traceback(tmp_path):
 
 
 def test_show_partitions_the_input_space_by_deciding_rule(capsys):
-    from swapool.analysis import decided_regions
-    from swapool.validate import check_path
+    from swapool.table.analysis import decided_regions
+    from swapool.table.check import check_path
+    from swapool.table.enums import EnumPolicy
 
     from .oracle import Brute, cube_points
 
-    table = check_path(SHIPPED, import_enums=False).table
+    table = check_path(SHIPPED, enums=EnumPolicy(do_import=False)).table
     seen = {}
     for ri, regions in decided_regions(table):
         for reg in regions:

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from swapool.diagnostics import CODES
+from swapool.table.diagnostics import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 

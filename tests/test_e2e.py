@@ -12,9 +12,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="the KV pools and attention backends need the [torch] extra")
 
 from swapool import load_policy  # noqa: E402
-from swapool.attention import AttentionLayer, TorchAttnBackend  # noqa: E402
-from swapool.attention.reference import dense_attention  # noqa: E402
-from swapool.kv import FrozenKVView, SWAKVPool  # noqa: E402
+from swapool.swa.attention import AttentionLayer, TorchAttnBackend  # noqa: E402
+from swapool.swa.attention.reference import dense_attention  # noqa: E402
+from swapool.swa.kv import FrozenKVView, SWAKVPool  # noqa: E402
 
 from .e2e_world import (EAGLE_STYLE, EXTEND, HQ, LAYERS, SEQ_LENS, SWA_PAGES, build_world, max_error,  # noqa: E402
                         runner)

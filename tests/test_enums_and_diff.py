@@ -6,8 +6,9 @@ import textwrap
 import pytest
 
 from swapool.cli import main
-from swapool.enums import bound_members
-from swapool.validate import check_text
+from swapool.table.enums import bound_members
+from swapool.table.check import check_bytes
+from swapool.table.enums import EnumPolicy
 
 from .helpers import SHIPPED, dump, mini, only, reverted_eagle_fix, shipped_data, without_frozen_fallback
 
@@ -36,7 +37,7 @@ def bound_table(binding: str) -> str:
 
 
 def run_check(text):
-    return check_text(text, "t.yaml", import_enums=True)
+    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=True))
 
 
 def test_enum_in_step_with_the_table_is_silent(engine_enum):
@@ -47,19 +48,19 @@ def test_enum_in_step_with_the_table_is_silent(engine_enum):
 def test_new_engine_member_is_a_gap_naming_it(engine_enum):
     c = run_check(bound_table(engine_enum("x y z MEDUSA")))
     d = only(c, "enum-missing-member")
-    assert "MEDUSA" in d.message and d.severity == "error"
+    assert "MEDUSA" in d.message and d.severity.value == "error"
     assert not c.ok
 
 
 def test_value_that_is_not_a_member_is_a_warning(engine_enum):
     d = only(run_check(bound_table(engine_enum("x y"))), "enum-extra-value")
-    assert d.severity == "warning" and "value z of input 'a'" in d.message
+    assert d.severity.value == "warning" and "value z of input 'a'" in d.message
 
 
 def test_unimportable_binding_is_a_note_not_a_failure():
     c = run_check(bound_table("no_such_engine_pkg.spec:Algorithm"))
     d = only(c, "enum-import")
-    assert d.severity == "note" and "not installed" in d.message and c.ok
+    assert d.severity.value == "note" and "not installed" in d.message and c.ok
 
 
 def test_binding_whose_import_fails_is_a_note(engine_enum):
@@ -75,14 +76,14 @@ def test_binding_to_a_non_enum_is_a_note(engine_enum):
 
 
 def test_reverted_eagle_fix_breaks_the_shipped_invariant():
-    c = check_text(dump(reverted_eagle_fix(shipped_data())), "reverted.yaml", import_enums=False)
+    c = check_bytes(dump(reverted_eagle_fix(shipped_data())), "reverted.yaml", enums=EnumPolicy(do_import=False))
     breach = [d for d in c.diagnostics if d.code == "invariant"]
     assert any(d.rules == ("allocator-if-swa", "eagle-style-drafts-never-touch-the-allocator") for d in breach)
     assert "case-failed" in {d.code for d in c.diagnostics}
 
 
 def test_removed_frozen_fallback_fails_the_regression_case():
-    c = check_text(dump(without_frozen_fallback(shipped_data())), "nofrozen.yaml", import_enums=False)
+    c = check_bytes(dump(without_frozen_fallback(shipped_data())), "nofrozen.yaml", enums=EnumPolicy(do_import=False))
     failed = [d for d in c.diagnostics if d.code == "case-failed"]
     assert any(d.witness["spec_algorithm"] == "FROZEN_KV_MTP" for d in failed)
 

@@ -7,11 +7,10 @@ import jsonschema
 import pytest
 
 from swapool.cli import main
-from swapool.diagnostics import CODES
-from swapool.mutate import mutants, run_mutations
-from swapool.source import parse_document
+from swapool.table.diagnostics import CODES
+from swapool.table.mutate import mutants, run_mutations
 
-from .helpers import SHIPPED, mini
+from .helpers import SHIPPED, check, mini
 
 GAP = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n"
            "- {id: rz, when: {a: [x, z]}, then: q}\n")
@@ -72,25 +71,45 @@ def test_every_mutant_of_the_shipped_table_is_killed(capsys):
 
 
 def test_mutation_operators_cover_the_issue_list():
-    doc, _ = parse_document(SHIPPED.read_bytes(), "swa.yaml")
-    labels = [m.description for m in mutants(doc.data)]
+    table = check(SHIPPED.read_text()).table
+    labels = [m.description for m in mutants(table)]
     assert any("then none -> allocator" in s for s in labels)
     assert any(s.endswith("removed") for s in labels)
     assert any(" + " in s for s in labels) and any(" - " in s for s in labels) and any(" -> " in s for s in labels)
     assert any(s.startswith("case ") for s in labels)
-    assert all(m.data != doc.data for m in mutants(doc.data))
+    assert all((m.table.rules, m.table.cases) != (table.rules, table.cases) for m in mutants(table))
 
 
 def test_a_table_without_cases_lets_output_mutants_survive(capsys, write):
     text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
                 "- {id: rest, when: {a: [y, z]}, then: q}\n")
-    doc, _ = parse_document(text, "t.yaml")
-    report = run_mutations(doc)
+    report = run_mutations(check(text).table)
     assert 0 < report.killed < report.total
-    assert "rule 'rx': then p -> q" in report.survivors
+    survivor = next(s for s in report.survivors if s.description == "rule 'rx': then p -> q")
+    assert survivor.rule == {"id": "rx", "when": {"a": "x", "b": True}, "then": "q"}
     code, out = run(capsys, "mutate", str(write(text)))
     assert code == 1 and "survived: rule 'rx': then p -> q" in out
 
 
 def test_mutate_refuses_an_invalid_table(capsys, write):
     assert run(capsys, "mutate", str(write(GAP)))[0] == 2
+
+
+def test_the_model_written_back_as_data_builds_the_same_table():
+    """One cell grammar both ways: emit(build(doc)) builds a table with the same rules,
+    cell forms, cases and invariants (positions aside)."""
+    import yaml
+
+    from swapool.table.emit import table_data
+
+    for path in (SHIPPED, SHIPPED.parent / "swa_backends.yaml"):
+        table = check(path.read_text()).table
+        again = check(yaml.safe_dump(table_data(table), sort_keys=False)).table
+        assert again is not None
+
+        def shape(t):
+            return ([(r.id, r.then, r.why, [(c.mask, c.form, c.named) for c in r.cells]) for r in t.rules],
+                    [(c.region, c.expect) for c in t.cases],
+                    [(v.id, v.if_region, v.if_outputs, v.then_region, v.then_outputs) for v in t.invariants],
+                    [(i.name, i.values, i.enum, i.wildcard) for i in t.inputs], t.hit_policy)
+        assert shape(again) == shape(table)

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from swapool import PolicyError, load_policy
 from swapool.cli import main
-from swapool.runtime import clear_cache
-from swapool.source import MAX_BYTES
-from swapool.validate import check_text
+from swapool.swa.policy import clear_cache
+from swapool.table.source import MAX_BYTES
+from swapool.table.check import check_bytes
+from swapool.table.enums import EnumPolicy
 
 from .helpers import shipped_data
 
@@ -70,7 +71,7 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 def never_raises(text: bytes | str) -> None:
-    checked = check_text(text, "fuzz.yaml", import_enums=False)
+    checked = check_bytes(text, "fuzz.yaml", enums=EnumPolicy(do_import=False))
     assert checked.ok or any(d.is_error for d in checked.diagnostics)
 
 

@@ -10,10 +10,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the KV pools and attention backends need the [torch] extra")
 
-from swapool.attention import AttentionLayer, PageTable, TorchAttnBackend  # noqa: E402
-from swapool.attention import flashinfer_backend as fib  # noqa: E402
-from swapool.attention.reference import dense_attention, paged_attention  # noqa: E402
-from swapool.kv import KVPoolExhausted, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool  # noqa: E402
+from swapool.swa.attention import AttentionLayer, PageTable, TorchAttnBackend  # noqa: E402
+from swapool.swa.attention import flashinfer_backend as fib  # noqa: E402
+from swapool.swa.attention.reference import dense_attention, paged_attention  # noqa: E402
+from swapool.swa.kv import KVPoolExhausted, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool  # noqa: E402
 
 
 def swa_setup(full_pages=8, swa_pages=4, page=2):

@@ -9,11 +9,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swapool.analysis import analyse, measure_coverage
-from swapool.compiled import CompiledDecision
-from swapool.diff import diff_tables
-from swapool.source import parse_document
-from swapool.table import build_table
+from swapool.table.analysis import analyse, measure_coverage
+from swapool.table.diagram import Diagram
+from swapool.table.diff import diff_tables
+from swapool.table.source import parse_document
+from swapool.table.build import build_table
 
 from . import oracle
 
@@ -103,21 +103,46 @@ def test_engine_agrees_with_the_oracle(data):
     assert cov.fires == brute.firing()
     assert cov.needed == brute.needed()
 
-    compiled = CompiledDecision(table)
+    compiled = Diagram(table)
     for p, r in brute.decisions.items():
         got = compiled.decide_indices(p)
         assert (got.rule_id if got else None) == (table.rules[r].id if r is not None else None)
 
-    found = analyse(table)  # also replays every witness; a disagreement raises
+    found = analyse(table)
+    replay_witnesses(table, brute, compiled, found)
     assert {d.rules for d in found if d.code == "invariant"} == brute.breaches()
     failing = {int(re.match(r"case (\d+)", d.message).group(1)) - 1 for d in found if d.code == "case-failed"}
     assert failing == brute.failing_cases()
     gap_findings = [d for d in found if d.code == "gap"]
     assert len(gap_findings) == len(cov.gaps)
-    if table.hit_policy == "first":
+    if table.hit_policy.value == "first":
         dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}
         live = {r.id for r in table.rules if all(r.cube)}
         assert dead == {r.id for r in table.rules if r.index not in brute.firing()} & live
+
+
+def replay_witnesses(table, brute, diagram, found):
+    """Every witness shows what its finding says, by the oracle and by the diagram."""
+    ids = {r.id: r.index for r in table.rules}
+    for d in found:
+        if d.witness is None:
+            continue
+        point = tuple(inp.values.index(d.witness[inp.name]) for inp in table.inputs)
+        decided = brute.decisions[point]
+        got = diagram.decide_indices(point)
+        assert (got.rule_id if got else None) == (table.rules[decided].id if decided is not None else None)
+        if d.code == "gap":
+            assert decided is None
+        elif d.code == "overlap":
+            assert ids[d.rules[0]] in brute.matches[point] and ids[d.rules[1]] in brute.matches[point]
+        elif d.code == "unreachable-rule":
+            assert ids[d.rules[0]] in brute.matches[point] and decided != ids[d.rules[0]]
+        elif d.code == "invariant":
+            assert decided == ids[d.rules[0]]
+        elif d.code == "case-failed":
+            case = table.cases[int(re.match(r"case (\d+)", d.message).group(1)) - 1]
+            assert oracle.inside(case.region, point)
+            assert decided is None or table.rules[decided].then != case.expect
 
 
 @st.composite

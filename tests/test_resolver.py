@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from swapool import PolicyError, load_policy
-from swapool.runtime import clear_cache
+from swapool.swa.policy import clear_cache
 
 from .helpers import SHIPPED, SWAKVPool
 from .test_runtime import runner
@@ -64,3 +64,52 @@ def test_out_of_domain_pool_value_is_refused(tmp_path):
     policy = load_policy(p, import_enums=False)
     with pytest.raises(PolicyError, match="pool facts valued swa/other"):
         policy.resolve(runner("other", False, ALGS.NONE, "swa"))
+
+
+class Named:
+    """An object whose string `name` is its spelling (like sglang's plugin algorithms)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+class Algo(str, enum.Enum):
+    EAGLE = "eagle"  # a str-valued enum still counts by member name
+
+
+ODD_FACTS = [1, 0, 1.0, None, "yes", "true", [], {}, b"EAGLE", Named("EAGLE"), Named(3), Algo.EAGLE,
+             "EAGLE", ALGS.EAGLE, True, False, object()]
+
+
+def outcome(call):
+    try:
+        return ("ok", call())
+    except PolicyError as exc:
+        return ("refused", type(exc))
+
+
+def test_decide_and_the_generated_resolver_spell_every_fact_alike():
+    """One spelling of facts: for each input, every odd value is accepted or refused by
+    both, and when accepted both decide the same."""
+    policy = load_policy(SHIPPED)
+    for facts in all_inputs():
+        base = dict(zip(("active_pool", "is_draft_worker", "spec_algorithm", "allocator_kvcache"), facts))
+        for name in ("is_draft_worker", "spec_algorithm"):
+            for odd in ODD_FACTS:
+                fed = dict(base, **{name: odd})
+                mr = runner(fed["active_pool"], fed["is_draft_worker"], fed["spec_algorithm"],
+                            fed["allocator_kvcache"])
+
+                def via_decide():
+                    return expected(policy, mr, *fed.values())
+                got_decide = outcome(via_decide)
+                got_resolve = outcome(lambda: policy.resolve(mr, (SWAKVPool,)))
+                assert got_decide == got_resolve, (fed, got_decide, got_resolve)
+
+
+def test_a_draft_flag_of_1_is_refused_by_decide_too():
+    policy = load_policy(SHIPPED)
+    with pytest.raises(PolicyError, match="is_draft_worker=1 is not in the domain"):
+        policy.decide(active_pool="other", is_draft_worker=1, spec_algorithm="EAGLE", allocator_kvcache="swa")
+    assert policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=Named("EAGLE"),
+                         allocator_kvcache="swa").output == "none"

@@ -9,7 +9,7 @@ import pytest
 
 import swapool
 from swapool import PolicyError, load_policy, resolve_swa_kv_pool
-from swapool.runtime import clear_cache
+from swapool.swa.policy import clear_cache
 
 from .helpers import SHIPPED, MHATokenToKVPool, SWAKVPool, mini
 
@@ -182,3 +182,44 @@ def test_resolver_refuses_a_table_for_another_decision(write):
 
 def test_public_api():
     assert set(swapool.__all__) >= {"load_policy", "resolve_swa_kv_pool", "Policy", "PolicyError", "Decision"}
+
+
+DRIFTING = """\
+format: 1
+decision: swa_kv_pool
+hit_policy: unique
+inputs:
+  active_pool: {values: [swa, other], enum: "enum:Enum"}
+output: {values: [active, none]}
+rules:
+  - {id: a, when: {active_pool: swa}, then: active}
+  - {id: b, when: {active_pool: other}, then: none}
+"""
+
+
+def test_cache_key_covers_whether_enums_were_imported(write, monkeypatch):
+    """A load without the drift check must not answer for a later load with it."""
+    import swapool.table.enums as enums
+    p = write(DRIFTING)
+    monkeypatch.setattr(enums, "bound_members", lambda binding: ("swa", "other", "paged"))
+    monkeypatch.setattr(enums.importlib.util, "find_spec", lambda name: object())
+    clear_cache()
+    assert load_policy(p, import_enums=False).table.decision == "swa_kv_pool"
+    with pytest.raises(PolicyError, match="enum-missing-member"):
+        load_policy(p)
+
+
+def test_a_load_hashes_the_bytes_once(write, monkeypatch):
+    import swapool.table.source as source
+    calls = []
+    real = source.hashlib.sha256
+
+    class Counting:
+        @staticmethod
+        def sha256(data):
+            calls.append(len(data))
+            return real(data)
+    monkeypatch.setattr(source, "hashlib", Counting)
+    clear_cache()
+    load_policy(write(SHIPPED.read_text()))
+    assert len(calls) == 1

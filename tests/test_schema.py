@@ -5,7 +5,7 @@ import json
 import jsonschema
 import pytest
 
-from swapool.schema import table_schema
+from swapool.table.schema import table_schema
 
 from .helpers import SHIPPED, check, line_of, mini, only
 
@@ -77,9 +77,30 @@ def test_wrong_type_names_expected_and_got():
 
 
 def test_bad_cell_explains_the_cell_forms():
+    text = mini("- {id: r, when: {a: 3}, then: p}\n")
+    d = only(check(text), "schema")
+    assert "a cell is a value" in d.message and d.keyword == "anyOf" and d.got == "integer"
+
+
+def test_mapping_cell_with_a_wrong_key_names_the_key_at_its_position():
+    """Read from jsonschema's structured context errors, not its prose."""
     text = mini("- {id: r, when: {a: {only: x}}, then: p}\n")
     d = only(check(text), "schema")
-    assert "a cell is a value" in d.message
+    assert "{not: [values]}" in d.message and "'only'" in d.message
+    assert (d.keyword, d.expected, d.got) == ("additionalProperties", ["not"], "only")
+    assert d.span.column == text.splitlines()[d.span.line - 1].index("only") + 1
+
+
+def test_list_cell_holding_a_number_points_at_the_number():
+    text = mini("- {id: r, when: {a: [x, 3]}, then: p}\n")
+    d = only(check(text), "schema")
+    assert d.message.startswith("rules/0/when/a/1: expected a string or boolean, got integer 3")
+
+
+def test_missing_key_is_read_from_the_error_fields_not_its_message():
+    d = only(check(mini("- {id: r, when: {a: x}}\n")), "schema")
+    assert "missing the required key 'then'" in d.message
+    assert d.keyword == "required" and d.expected == ["then"]
 
 
 def test_input_needs_values_or_type():
@@ -103,5 +124,5 @@ def test_all_schema_errors_are_reported_not_only_the_first():
 
 
 def test_schema_file_is_plain_json():
-    from swapool.resources import schema_path
+    from swapool.table.shipped import schema_path
     assert json.loads(schema_path().read_text())["$schema"].endswith("2020-12/schema")

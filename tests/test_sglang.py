@@ -13,7 +13,7 @@ from unittest.mock import MagicMock
 import pytest
 
 from swapool import load_policy
-from swapool.integrations import sglang as integration
+from swapool.swa.integrations import sglang as integration
 
 from .helpers import SHIPPED
 

@@ -1,6 +1,7 @@
 """Strict, safe YAML loading: every rejection names its line and column."""
 
-from swapool.source import MAX_BYTES, parse_document, read_document
+from swapool.table.check import check_path
+from swapool.table.source import MAX_BYTES, parse_document
 
 
 def diag(text):
@@ -92,14 +93,14 @@ def test_two_documents_are_refused():
 
 
 def test_directory_missing_and_oversized_paths(tmp_path):
-    doc, found = read_document(tmp_path)
-    assert doc is None and found[0].code == "io" and "directory" in found[0].message
-    doc, found = read_document(tmp_path / "nope.yaml")
-    assert doc is None and "no such file" in found[0].message
+    found = check_path(tmp_path)
+    assert found.table is None and found.diagnostics[0].code == "io" and "directory" in found.diagnostics[0].message
+    found = check_path(tmp_path / "nope.yaml")
+    assert found.table is None and "no such file" in found.diagnostics[0].message
     big = tmp_path / "big.yaml"
     big.write_bytes(b"# " + b"x" * MAX_BYTES + b"\n")
-    doc, found = read_document(big)
-    assert doc is None and "larger than" in found[0].message
+    found = check_path(big)
+    assert found.table is None and "larger than" in found.diagnostics[0].message
 
 
 def test_digest_is_of_the_bytes():

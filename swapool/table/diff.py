@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .partition import Cube, bits, first_hits, intersect, is_empty, merge_regions
-from .table import Input, Table, describe_region
+from .model import Input, Table, describe_region
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
         out = []
         for inp, j in zip(space, order):
             src = own[inp.name]
-            out.append(sum(1 << inp.values.index(v) for v in src.values_of(region[j])))
+            out.append(inp.mask_of(src.values_of(region[j])))
         return tuple(out)
 
     result = []

@@ -1,54 +1,25 @@
-"""What is wrong with a table: gaps, overlaps, unreachable and redundant rules, invariant
-breaches, failing cases and lints, each with a witness replayed through the compiled
-decision. One engine (`partition.split`) answers all of them."""
+"""Stage 4, analysis: gaps, overlaps, unreachable and redundant rules, invariant breaches,
+failing cases and lints, each with a witness. One engine (`partition.split`) answers all
+of them; the test suite replays every witness through the diagram and a brute-force oracle."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterator
 
-from .compiled import CompiledDecision
 from .diagnostics import Diagnostic, error, format_value, warning
+from .model import CellForm, HitPolicy, Table, lowest_bit
 from .partition import Cube, first_hits, intersect, is_empty, merge_regions, pieces, split
-from .table import ANY, LIST, NOT, Table, lowest_bit
 
 
-def analyse(table: Table, compiled: CompiledDecision | None = None) -> list[Diagnostic]:
-    """Every finding about a well-formed table (semantic, not syntactic); witnesses are
-    replayed through `compiled` (built here when not given)."""
-    compiled = compiled or CompiledDecision(table)
+def analyse(table: Table) -> list[Diagnostic]:
+    """Every finding about a well-formed table (semantic, not syntactic)."""
     found: list[Diagnostic] = []
     found += lint_cells(table)
-    found += coverage(table, compiled)
-    found += invariant_breaches(table, compiled)
-    found += failing_cases(table, compiled)
+    found += coverage(table)
+    found += invariant_breaches(table)
+    found += failing_cases(table)
     return found
-
-
-def _point(table: Table, region: Cube) -> tuple[int, ...]:
-    return tuple(lowest_bit(m) for m in region)
-
-
-class ReplayError(AssertionError):
-    """The analysis and the compiled decision disagree: a bug in swapool, not in the table."""
-
-
-def _replay(compiled: CompiledDecision, region: Cube, expect_rule: str | None, *, also: tuple = ()) -> None:
-    """Decide the witness of `region` with the compiled diagram; it must give `expect_rule`
-    (None: a gap) and every rule in `also` must match the witness."""
-    point = _point(compiled.table, region)
-    got = compiled.decide_indices(point)
-    got_rule = got.rule_id if got else None
-    inside = all(all(m >> v & 1 for m, v in zip(r.cube, point)) for r in also)
-    if got_rule != expect_rule or not inside:
-        raise ReplayError(f"witness {compiled.table.point(region)} replays to {got_rule}, "
-                          f"analysis said {expect_rule}")
-
-
-def _first_match(table: Table, region: Cube) -> str | None:
-    """The first rule matching the witness of `region`, by a plain scan (independent of the diagram)."""
-    point = _point(table, region)
-    return next((r.id for r in table.rules if all(m >> v & 1 for m, v in zip(r.cube, point))), None)
 
 
 @dataclass(frozen=True)
@@ -83,16 +54,15 @@ def measure_coverage(table: Table) -> Coverage:
                     frozenset(fires), frozenset(needed))
 
 
-def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+def coverage(table: Table) -> list[Diagnostic]:
     """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
     rules = table.rules
     cov = measure_coverage(table)
     gaps, fires, needed = cov.gaps, cov.fires, cov.needed
-    overlaps = cov.overlaps if table.hit_policy == "unique" else {}
+    overlaps = cov.overlaps if table.hit_policy is HitPolicy.UNIQUE else {}
     live = [r for r in rules if not is_empty(r.cube)]
     found: list[Diagnostic] = []
     for reg in gaps:
-        _replay(compiled, reg, None)
         found.append(error(
             "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
             witness=table.point(reg),
@@ -101,7 +71,6 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
         b = rules[later]
         a = rules[earlier[0]]
         reg = intersect(a.cube, b.cube)
-        _replay(compiled, reg, _first_match(table, reg), also=(a, b))
         others = ", ".join(f"'{rules[e].id}'" for e in earlier)
         found.append(error(
             "overlap", f"rule '{b.id}' overlaps {others}: both decide {table.describe(reg)}"
@@ -109,13 +78,10 @@ def coverage(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
             b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:]),
             witness=table.point(reg),
             help="make the cells disjoint, or use hit_policy: first if order should decide"))
-    if table.hit_policy == "first":
+    if table.hit_policy is HitPolicy.FIRST:
         for r in live:
             if r.index not in fires:
                 hiders = [q.id for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
-                _replay(compiled, r.cube, _first_match(table, r.cube), also=(r,))
-                if _first_match(table, r.cube) == r.id:
-                    raise ReplayError(f"rule {r.id} fires at its witness but was reported unreachable")
                 found.append(error(
                     "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
                     + ", ".join(f"'{h}'" for h in hiders) + " decide every input it matches",
@@ -142,7 +108,7 @@ def _decided(table: Table, region: Cube) -> Iterator[tuple[Cube, int | None]]:
     return first_hits([r.cube for r in table.rules], region)
 
 
-def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+def invariant_breaches(table: Table) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
     found: list[Diagnostic] = []
     for inv in table.invariants:
@@ -168,7 +134,6 @@ def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnos
             if bad is None:
                 continue
             reported.add(ri)
-            _replay(compiled, bad, rule.id)
             found.append(error(
                 "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': it decides "
                 f"'{rule.then}' with {what}" + (f" ({inv.why})" if inv.why else ""),
@@ -177,7 +142,7 @@ def invariant_breaches(table: Table, compiled: CompiledDecision) -> list[Diagnos
     return found
 
 
-def failing_cases(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
+def failing_cases(table: Table) -> list[Diagnostic]:
     """A case holds when every input it describes is decided as expected."""
     found: list[Diagnostic] = []
     for case in table.cases:
@@ -187,7 +152,6 @@ def failing_cases(table: Table, compiled: CompiledDecision) -> list[Diagnostic]:
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
-            _replay(compiled, reg, got.id if got else None)
             said = f"rule '{got.id}' decides '{got.then}'" if got else "no rule decides it"
             found.append(error(
                 "case-failed", f"case {case.index + 1} expects '{case.expect}', but {said}",
@@ -211,7 +175,7 @@ def lint_cells(table: Table) -> list[Diagnostic]:
                     "empty-cell", f"rule '{rule.id}' can never match: its cell for '{inp.name}' "
                     "matches no value", cell.span or rule.span, rules=(rule.id,),
                     help="a {not: [...]} that lists every value, or an empty list, matches nothing"))
-            elif cell.form == LIST and cell.mask == inp.full and len(inp.values) > 1:
+            elif cell.form is CellForm.LIST and cell.mask == inp.full and len(inp.values) > 1:
                 found.append(warning(
                     "full-domain-cell", f"rule '{rule.id}' lists every value of '{inp.name}'",
                     cell.span or rule.span, rules=(rule.id,),
@@ -229,7 +193,7 @@ def lint_cells(table: Table) -> list[Diagnostic]:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
         values = ", ".join(format_value(v) for v in inp.values_of(unnamed))
         absorbers = [r.id for r in table.rules
-                     if r.cells[j].form in (ANY, NOT) and r.cells[j].mask & unnamed]
+                     if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = warning if inp.wildcard else error
         found.append(report(
             "unnamed-value", f"no rule names {values} of input '{inp.name}'; "

@@ -1,14 +1,23 @@
-"""Findings as values with a source location; rendered once, at the edge."""
+"""Findings as values: a stable code, a severity, a source span and a structured "what"."""
 
 from __future__ import annotations
 
-import json
+import enum
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
-ERROR = "error"
-WARNING = "warning"
-NOTE = "note"  # information that changes no verdict (e.g. a check that could not run here)
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"  # information that changes no verdict (e.g. a check that could not run here)
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 #: Every code swapool can emit, with a one-line summary (used by --help, SARIF, README).
 CODES: dict[str, str] = {
@@ -48,47 +57,59 @@ class Span:
     column: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+        return f"{visible(self.file)}:{self.line}:{self.column}"
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: a stable code, where it is, what is wrong, and how to fix it."""
+    """One finding: a stable code, where it is, what is wrong, and how to fix it.
+
+    `message` is the prose a person reads; `expected`, `got` and `keyword` are the same
+    facts as data (what the format or an invariant wanted, what the table holds, and the
+    format keyword or table key concerned), for tools that read JSON or SARIF.
+    """
 
     code: str
-    severity: str
+    severity: Severity
     message: str
     span: Span | None = None
     help: str | None = None
     rules: tuple[str, ...] = ()
     witness: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    expected: Any = field(default=None, hash=False, compare=False)
+    got: Any = field(default=None, hash=False, compare=False)
+    keyword: str | None = None
 
     @property
     def is_error(self) -> bool:
-        return self.severity == ERROR
+        return self.severity is Severity.ERROR
 
     def sort_key(self) -> tuple:
         span = self.span or Span("", 0, 0)
-        return (span.file, span.line, span.column, _RANK[self.severity], self.code, self.message)
+        return (span.file, span.line, span.column, self.severity.rank, self.code, self.message)
 
-
-_RANK = {ERROR: 0, WARNING: 1, NOTE: 2}
+    def __str__(self) -> str:
+        """`file:line:col: severity[code]: message`, then indented witness and help lines,
+        with every control character shown as an escape (a table cannot drive a terminal)."""
+        where = f"{self.span}: " if self.span else ""
+        lines = [f"{where}{self.severity.value}[{self.code}]: {visible(self.message)}"]
+        if self.witness:
+            lines.append(f"  = input: {visible(format_witness(self.witness))}")
+        if self.help:
+            lines.append(f"  = help: {visible(self.help)}")
+        return "\n".join(lines)
 
 
 def error(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, ERROR, message, span, **kw)
+    return Diagnostic(code, Severity.ERROR, message, span, **kw)
 
 
 def warning(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, WARNING, message, span, **kw)
+    return Diagnostic(code, Severity.WARNING, message, span, **kw)
 
 
 def note(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, NOTE, message, span, **kw)
-
-
-def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    return sorted(diagnostics, key=Diagnostic.sort_key)
+    return Diagnostic(code, Severity.NOTE, message, span, **kw)
 
 
 def format_witness(witness: Mapping[str, Any]) -> str:
@@ -101,49 +122,16 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def render_text(diagnostic: Diagnostic, *, color: bool = False) -> str:
-    """`file:line:col: severity[code]: message`, then indented help and witness lines."""
-    where = f"{diagnostic.span}: " if diagnostic.span else ""
-    label = f"{diagnostic.severity}[{diagnostic.code}]"
-    if color:
-        tint = {ERROR: "\x1b[1;31m", WARNING: "\x1b[1;33m"}.get(diagnostic.severity, "\x1b[1;36m")
-        label = f"{tint}{label}\x1b[0m"
-    lines = [f"{where}{label}: {diagnostic.message}"]
-    if diagnostic.witness:
-        lines.append(f"  = input: {format_witness(diagnostic.witness)}")
-    if diagnostic.help:
-        lines.append(f"  = help: {diagnostic.help}")
-    return "\n".join(lines)
+def visible(text: str) -> str:
+    """`text` with C0/C1 control characters, DEL, line and paragraph separators and
+    surrogates written as escapes, so that it prints as one inert line."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    errors = sum(d.is_error for d in diagnostics)
-    warnings = sum(d.severity == WARNING for d in diagnostics)
-    noun = "file" if files == 1 else "files"
-    if errors:
-        verdict = "invalid"
-    else:
-        verdict = "valid"
-    return f"{files} {noun} checked: {verdict} ({errors} error(s), {warnings} warning(s))"
-
-
-def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
-    span = diagnostic.span
-    return {
-        "code": diagnostic.code,
-        "severity": diagnostic.severity,
-        "message": diagnostic.message,
-        "file": span.file if span else None,
-        "line": span.line if span else None,
-        "column": span.column if span else None,
-        "rules": list(diagnostic.rules),
-        "witness": dict(diagnostic.witness) if diagnostic.witness else None,
-        "help": diagnostic.help,
-    }
-
-
-def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps(
-        {"files": list(files), "diagnostics": [to_json_obj(d) for d in diagnostics]},
-        indent=2,
-    )
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

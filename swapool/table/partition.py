@@ -1,4 +1,4 @@
-"""The one engine: split a region of the input space into pieces matched by the same rules.
+"""Stage 4, the one engine: split a region of the input space into pieces matched by the same rules.
 
 Rules are cubes (one bitmask per input). The split reads one input at a time, in
 table order, over the rules still alive, and groups that input's values by which of

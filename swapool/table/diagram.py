@@ -1,12 +1,16 @@
-"""A table compiled once into a decision diagram that answers with one dict lookup per input read."""
+"""Stage 5, diagram: a table compiled once into the decision diagram a call walks.
+
+One dict lookup per input read; inputs are read in table order and only while the
+answer still depends on them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from .model import Table
 from .partition import Branch, Leaf, Node, bits, split
-from .table import Table
 
 
 @dataclass(frozen=True)
@@ -43,9 +47,8 @@ class MissingFact(LookupError):
         self.name = name
 
 
-class CompiledDecision:
-    """The first-hit decision diagram of a table: inputs are read in table order and only
-    while the answer still depends on them. A gap (only in invalid tables) answers None."""
+class Diagram:
+    """The first-hit decision diagram of a table. A gap (only in invalid tables) answers None."""
 
     def __init__(self, table: Table):
         self.table = table
@@ -73,18 +76,19 @@ class CompiledDecision:
         return out
 
     def walk(self, read: Callable[[Ask], Any]) -> Decision | None:
-        """Decide, calling `read(ask)` for each input the answer needs, in table order."""
+        """Decide, calling `read(ask)` for each input the answer needs, in table order.
+        `read` returns a spelled fact (see `spelling`), so it is hashable."""
         node: Any = self.root
         while node.__class__ is Ask:
             value = read(node)
             try:
                 node = node.children[value]
-            except (KeyError, TypeError):
+            except KeyError:
                 raise UnknownValue(node.name, value) from None
         return node
 
     def decide(self, facts: Mapping[str, Any]) -> Decision | None:
-        """Decide from a mapping of facts; only the facts on the path are needed."""
+        """Decide from spelled facts; only the facts on the path are needed."""
         def read(ask: Ask) -> Any:
             try:
                 return facts[ask.name]
@@ -93,6 +97,6 @@ class CompiledDecision:
         return self.walk(read)
 
     def decide_indices(self, point: tuple[int, ...]) -> Decision | None:
-        """Decide a point given as value indices (used to replay witnesses)."""
+        """Decide a point given as value indices (tests replay witnesses this way)."""
         inputs = self.table.inputs
         return self.walk(lambda ask: inputs[ask.index].values[point[ask.index]])

@@ -6,10 +6,18 @@ import enum
 import functools
 import importlib
 import importlib.util
+from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics import Diagnostic, error, format_value, note, warning
-from .table import Input, Table
+from .model import Input, Table
+
+
+@dataclass(frozen=True)
+class EnumPolicy:
+    """Whether bound enums are imported to check drift (part of a load's cache key)."""
+
+    do_import: bool = True
 
 
 def import_enum(binding: str) -> Any:
@@ -37,13 +45,11 @@ def member_names(enum_class: Any) -> tuple[str, ...]:
     return tuple(enum_class.__members__)
 
 
-def check_enum_bindings(table: Table, *, do_import: bool = True) -> list[Diagnostic]:
+def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list[Diagnostic]:
     """Compare each bound input's values with its enum's members, where the enum imports."""
     found: list[Diagnostic] = []
     for inp in table.inputs:
-        if not inp.enum:
-            continue
-        if not do_import:
+        if not inp.enum or not policy.do_import:
             continue
         top = inp.enum.split(":")[0].split(".")[0]
         if importlib.util.find_spec(top) is None:

@@ -1,9 +1,10 @@
-"""YAML -> plain data that remembers where every value came from; safe and strict."""
+"""Stage 1, source: YAML bytes -> plain data that remembers the line:column of every value."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -57,38 +58,45 @@ class _Reject(Exception):
         self.diagnostic = diagnostic
 
 
+def digest_of(raw: bytes) -> str:
+    """The content digest that names a table in logs, caches and rank agreement."""
+    return hashlib.sha256(raw).hexdigest()
+
+
 def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
-    """The raw bytes of a table file (at most MAX_BYTES); I/O problems become `io` diagnostics."""
+    """The raw bytes of a regular table file (at most MAX_BYTES); I/O problems become `io`
+    diagnostics. FIFOs, devices and directories are refused before they are opened, so a
+    path can never make a check block."""
     name = display if display is not None else str(path)
+    if not os.fspath(path):
+        return None, [error("io", "an empty path names no table file", Span("<empty path>", 1, 1))]
     p = Path(path)
     try:
-        if p.is_dir():
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode):
             return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
+        if not stat.S_ISREG(mode):
+            return None, [error("io", f"{name} is not a regular file (a pipe or device?); expected a YAML "
+                                "table file", Span(name, 1, 1))]
         with p.open("rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
-        return None, [error("io", f"{name}: no such file")]
+        return None, [error("io", f"{name}: no such file", Span(name, 1, 1))]
     except OSError as exc:
-        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}")]
+        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}", Span(name, 1, 1))]
     if len(raw) > MAX_BYTES:
         return None, [error("io", f"{name} is larger than {MAX_BYTES} bytes; a policy table is a few kilobytes",
                             Span(name, 1, 1))]
     return raw, []
 
 
-def read_document(path: str | os.PathLike, display: str | None = None) -> tuple[Document | None, list[Diagnostic]]:
-    """Read and parse a table file."""
-    raw, found = read_bytes(path, display)
-    if raw is None:
-        return None, found
-    return parse_document(raw, display if display is not None else str(path))
-
-
-def parse_document(raw: bytes | str, file: str = "<string>") -> tuple[Document | None, list[Diagnostic]]:
-    """Parse one YAML document into a `Document`, or return why not (never raises)."""
+def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None = None
+                   ) -> tuple[Document | None, list[Diagnostic]]:
+    """Parse one YAML document into a `Document`, or return why not (never raises).
+    `digest` is `digest_of(raw)` when the caller has it already."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = digest or digest_of(raw)
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return None, [error("io", "the file is UTF-16; a policy table must be UTF-8", Span(file, 1, 1))]
     try:

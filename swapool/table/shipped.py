@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def shipped(relative: str) -> Path:
@@ -18,10 +18,6 @@ def shipped(relative: str) -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(f"swapool's shipped file {relative} is missing from this installation")
-
-
-def default_policy_path() -> Path:
-    return shipped("policies/swa.yaml")
 
 
 def schema_path() -> Path:

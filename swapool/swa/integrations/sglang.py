@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from ..runtime import Policy, load_policy
+from ..policy import Policy, load_policy
 
 _POOLS = "sglang.srt.mem_cache"
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ..runtime import Policy, resolve_swa_kv_pool
+from ..policy import Policy, resolve_swa_kv_pool
 
 
 @dataclass(frozen=True)

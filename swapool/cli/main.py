@@ -1,5 +1,5 @@
-"""`swapool` command line: validate, explain, diff, show, mutate, schema, codes. Rendering
-happens here only."""
+"""The commands: validate, explain, diff, show, mutate, schema, codes. Rendering happens
+here and in the renderers beside it, nowhere else."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from . import __version__
-from .diagnostics import CODES, Diagnostic, render_json, render_text, sort_diagnostics, summary_line
-from .resources import default_policy_path, schema_path
+from .._version import __version__
+from ..table.diagnostics import CODES, Diagnostic, Severity, visible
+from ..table.shipped import schema_path
+from .render import render_json, render_text, summary_line
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DEFAULT_TABLE = "policies/swa.yaml"
@@ -22,7 +23,15 @@ FORMATS = ("text", "json", "sarif", "github")
 
 def _default_table() -> str:
     """policies/swa.yaml of the current directory (a checkout), else the shipped one."""
+    from ..swa.policy import default_policy_path
+
     return DEFAULT_TABLE if Path(DEFAULT_TABLE).is_file() else str(default_policy_path())
+
+
+def _enums(args: argparse.Namespace) -> Any:
+    from ..table.enums import EnumPolicy
+
+    return EnumPolicy(do_import=not getattr(args, "no_enum_import", True))
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -56,21 +65,22 @@ def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .validate import check_path
+    from ..table.check import check_path
 
     paths = args.paths or [_default_table()]
-    results = [check_path(p, display=p, import_enums=not args.no_enum_import) for p in paths]
-    diagnostics = sort_diagnostics(d for r in results for d in r.diagnostics)
-    if args.quiet:
-        diagnostics = [d for d in diagnostics if d.is_error]
-    print(_render(args.format, paths, diagnostics, _use_color(args.color, sys.stdout)))
+    results = [check_path(p, display=p, enums=_enums(args)) for p in paths]
+    diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
     if any(d.code == "io" for d in diagnostics):
-        return EXIT_USAGE
-    if any(d.is_error for d in diagnostics) or any(not r.ok for r in results):
-        return EXIT_FINDINGS
-    if args.strict and any(d.severity == "warning" for d in diagnostics):
-        return EXIT_FINDINGS
-    return EXIT_OK
+        code = EXIT_USAGE
+    elif any(not r.ok for r in results):
+        code = EXIT_FINDINGS
+    elif args.strict and any(d.severity is Severity.WARNING for d in diagnostics):
+        code = EXIT_FINDINGS
+    else:
+        code = EXIT_OK
+    shown = [d for d in diagnostics if d.is_error] if args.quiet else diagnostics
+    print(_render(args.format, paths, shown, _use_color(args.color, sys.stdout)))
+    return code
 
 
 def _parse_fact(table, text: str) -> tuple[str, object]:
@@ -90,18 +100,18 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .runtime import PolicyError, load_policy
+    from ..swa.policy import load_policy
+    from ..table.decider import PolicyError
 
     path = args.policy or _default_table()
     try:
         policy = load_policy(path, import_enums=False)
         facts = dict(_parse_fact(policy.table, s) for s in args.set or [])
-        decision = policy.decide(**facts)
+        explained = policy.explain(**facts)
     except (PolicyError, ValueError) as exc:
         print(f"swapool explain: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    rule = policy.rule(decision.rule_id)
-    read = [n for n in policy.table.input_names if n in facts]
+    decision, rule = explained.decision, explained.rule
     if args.format == "json":
         print(json.dumps({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
                           "line": rule.span.line, "why": rule.why}, indent=2))
@@ -110,28 +120,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print(f"rule:     {rule.id} ({rule.span})")
     if rule.why:
         print(f"why:      {' '.join(rule.why.split())}")
-    unused = [n for n in read if n not in _needed(policy, facts)]
+    unused = [n for n in policy.table.input_names if n in facts and n not in explained.read]
     if unused:
         print(f"not read: {', '.join(unused)} (the decision did not depend on them)")
     return EXIT_OK
 
 
-def _needed(policy, facts: dict) -> list[str]:
-    seen: list[str] = []
-
-    def read(ask):
-        seen.append(ask.name)
-        return facts[ask.name]
-
-    policy.compiled.walk(read)
-    return seen
-
-
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .diff import IncomparableTables, diff_tables
-    from .validate import check_path
+    from ..table.check import check_path
+    from ..table.diff import IncomparableTables, diff_tables
 
-    checked = [check_path(p, display=p, import_enums=False) for p in (args.old, args.new)]
+    checked = [check_path(p, display=p, enums=_enums(args)) for p in (args.old, args.new)]
     broken = [c for c in checked if not c.ok]
     if broken:
         return _refuse("diff", [d for c in broken for d in c.diagnostics],
@@ -159,12 +158,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .analysis import decided_regions
-    from .table import describe_region
-    from .validate import check_path
+    from ..table.analysis import decided_regions
+    from ..table.check import check_path
+    from ..table.model import describe_region
 
     path = args.path or _default_table()
-    checked = check_path(path, display=path, import_enums=False)
+    checked = check_path(path, display=path, enums=_enums(args))
     if checked.table is None:
         return _refuse("show", checked.diagnostics, f"{path} could not be read as a table")
     table = checked.table
@@ -186,23 +185,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
-    from .mutate import run_mutations
-    from .source import read_document
-    from .validate import check_document
+    from ..table.check import check_path
+    from ..table.mutate import run_mutations
 
     path = args.path or _default_table()
-    doc, found = read_document(path, path)
-    checked = check_document(doc, import_enums=False) if doc is not None else None
-    if doc is None or checked is None or not checked.ok:
-        return _refuse("mutate", checked.diagnostics if checked else found,
-                       f"{path} must validate before its mutants mean anything")
-    report = run_mutations(doc)
+    checked = check_path(path, display=path, enums=_enums(args))
+    if checked.table is None or not checked.ok:
+        return _refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
+    report = run_mutations(checked.table)
     if args.format == "json":
         print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
-                          "kill_rate": report.kill_rate, "survivors": list(report.survivors)}, indent=2))
+                          "kill_rate": report.kill_rate,
+                          "survivors": [{"mutant": s.description, "rule": s.rule} for s in report.survivors]},
+                         indent=2))
     else:
         for s in report.survivors:
-            print(f"survived: {s}")
+            print(f"survived: {visible(s.description)}")
         print(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
     return EXIT_OK if not report.survivors else EXIT_FINDINGS
 

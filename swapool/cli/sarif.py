@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from . import __version__
-from .diagnostics import CODES, ERROR, WARNING, Diagnostic
+from .._version import __version__
+from ..table.diagnostics import CODES, Diagnostic, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {ERROR: "error", WARNING: "warning"}
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
@@ -20,7 +20,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
         result = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
-            "level": _LEVEL.get(d.severity, "note"),
+            "level": _LEVEL[d.severity],
             "message": {"text": d.message + (f"\nhelp: {d.help}" if d.help else "")},
         }
         if d.span:
@@ -54,7 +54,7 @@ def render_github(diagnostics: Sequence[Diagnostic]) -> str:
     """`::error file=F,line=L,col=C,title=code::message` lines for GitHub Actions annotations."""
     lines = []
     for d in diagnostics:
-        command = {ERROR: "error", WARNING: "warning"}.get(d.severity, "notice")
+        command = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(d.severity, "notice")
         props = []
         if d.span:
             props += [f"file={_escape_property(d.span.file)}", f"line={d.span.line}", f"col={d.span.column}"]

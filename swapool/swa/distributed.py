@@ -1,7 +1,7 @@
 """Ranks agree on the table they loaded: one all-gather of its digest, bounded in time.
 
-Imported only when `torch.distributed` is already initialised, so the core never pulls
-in torch. Every rank joins the gather even when its own load failed, so the others learn
+Used only when `torch.distributed` is already initialised: torch is taken from the
+modules the process has loaded, never imported here. Every rank joins the gather even when its own load failed, so the others learn
 which rank failed instead of hanging.
 """
 
@@ -24,8 +24,8 @@ def gather_digests(digest: str | None, *, group: Any = None, timeout_s: float = 
 
     Raises TimeoutError when not every rank joins within `timeout_s`.
     """
-    import torch
-    import torch.distributed as dist
+    torch = sys.modules["torch"]
+    dist = sys.modules["torch.distributed"]
 
     payload = torch.zeros(DIGEST_BYTES + 1, dtype=torch.uint8)
     if digest is not None:

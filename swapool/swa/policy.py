@@ -1,0 +1,159 @@
+"""Load the SWA table once at server start; answer per call through the generated resolver."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..table.check import check_bytes
+from ..table.decider import Decider, PolicyError
+from ..table.diagnostics import Diagnostic
+from ..table.diagram import Diagram
+from ..table.enums import EnumPolicy
+from ..table.model import Table
+from ..table.shipped import shipped
+from ..table.source import digest_of, read_bytes
+from . import distributed
+from .facts import DEFAULT_SWA_POOL_TYPES, unsupported
+from .resolver import Resolver, build_resolver
+
+log = logging.getLogger("swapool")
+
+ENV_POLICY = "SWAPOOL_POLICY"
+
+
+def default_policy_path() -> Path:
+    return shipped("policies/swa.yaml")
+
+
+class Policy(Decider):
+    """A validated SWA table: a `Decider` plus the generated resolver backends bind.
+    Build with `load_policy`."""
+
+    def __init__(self, table: Table, path: str, diagnostics: tuple[Diagnostic, ...] = (),
+                 diagram: Diagram | None = None):
+        super().__init__(table, path, diagnostics, diagram)
+        self._why_not = unsupported(table)
+        self.resolve = self.resolver(DEFAULT_SWA_POOL_TYPES)
+
+    def resolver(self, swa_pool_types: tuple[type, ...]) -> Resolver:
+        """The generated resolver `resolve(model_runner, types=swa_pool_types)` with these
+        pool types as its default: a backend that binds it pays no wrapper call at all."""
+        why_not = self._why_not
+        if why_not is not None:
+            def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
+                raise PolicyError(why_not)
+            return refuse
+        return build_resolver(self.diagram, swa_pool_types, self.unknown)
+
+    def restrict(self, **fixed: Any) -> "Policy":
+        restricted = super().restrict(**fixed)
+        assert isinstance(restricted, Policy)
+        return restricted
+
+
+_cache: dict[tuple[str, str, EnumPolicy], Policy] = {}
+_lock = threading.Lock()
+_default: Policy | None = None
+
+
+def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True, group: Any = None,
+                agree: bool = True, timeout_s: float = 60.0) -> Policy:
+    """Parse, validate, analyse and compile a table, once per path, content and options.
+
+    `path=None` reads $SWAPOOL_POLICY if set, else the shipped policies/swa.yaml. Any
+    error raises `PolicyError` listing every diagnostic; nothing is half-loaded and no
+    fallback table is used.
+
+    Under an initialised `torch.distributed` (and `agree=True`) the call is collective:
+    every rank of `group` (default: the default group) gathers the others' table digests,
+    and all ranks raise `PolicyError`, naming ranks and digests, when one differs or failed
+    to load; a rank that never joins makes the others fail after `timeout_s`.
+    """
+    try:
+        policy: Policy | None = _load_local(path, EnumPolicy(do_import=import_enums))
+        failure: PolicyError | None = None
+    except PolicyError as exc:
+        policy, failure = None, exc
+    if agree and distributed.is_initialized():
+        try:
+            entries = distributed.gather_digests(policy.digest if policy else None, group=group,
+                                                 timeout_s=timeout_s)
+        except TimeoutError as exc:
+            raise PolicyError(f"ranks did not agree on the SWA pool policy: {exc}") from failure
+        why = distributed.disagreement(entries)
+        if failure is not None:
+            raise failure
+        if why is not None:
+            raise PolicyError(f"{why}; every rank refuses to start")
+    if failure is not None:
+        raise failure
+    assert policy is not None
+    return policy
+
+
+def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
+    if path is None:
+        path = os.environ.get(ENV_POLICY)
+        if path is None:
+            path = default_policy_path()
+    shown = str(path)
+    raw, found = read_bytes(path, shown)
+    if raw is None:
+        raise PolicyError(f"cannot read policy {shown or '(empty path)'}", found)
+    digest = digest_of(raw)
+    key = (str(Path(path).resolve()), digest, enums)
+    with _lock:
+        hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    # Checked outside the lock: checking may import a bound enum's module, and that
+    # module may itself load a policy.
+    checked = check_bytes(raw, shown, digest=digest, enums=enums)
+    if checked.table is None or not checked.ok:
+        errors = [d for d in checked.diagnostics if d.is_error]
+        raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "
+                          "start with it", checked.diagnostics)
+    policy = Policy(checked.table, shown, checked.diagnostics, checked.diagram)
+    with _lock:
+        winner = _cache.setdefault(key, policy)
+    if winner is not policy:  # another thread loaded the same table meanwhile
+        return winner
+    log.info("swapool: loaded policy %s (sha256:%s, %d rules, decision %s)", shown, policy.digest[:12],
+             len(policy.table.rules), policy.table.decision)
+    return policy
+
+
+def default_policy() -> Policy:
+    """The process-wide policy `resolve_swa_kv_pool` uses when given none (loaded on first use)."""
+    global _default
+    if _default is None:
+        _default = load_policy()
+    return _default
+
+
+def clear_cache() -> None:
+    """Forget loaded policies (tests; a server that reloads its table on purpose)."""
+    global _default
+    with _lock:
+        _cache.clear()
+        _default = None
+
+
+def resolve_swa_kv_pool(model_runner: Any, *, policy: Policy | None = None,
+                        swa_pool_types: tuple[type, ...] | None = None) -> Any:
+    """The pool whose full -> swa mapping the backend translates through, or None.
+
+    Facts are read from `model_runner` lazily, in the table's input order: the
+    allocator's `get_kvcache()` is called only when the answer depends on it.
+    `swa_pool_types` is the backend's SWA pool check (default: `SWAKVPoolLike`).
+    A backend that resolves often can bind `policy.resolve` once instead.
+    """
+    if policy is None:
+        policy = default_policy()
+    if swa_pool_types is None:
+        return policy.resolve(model_runner)
+    return policy.resolve(model_runner, swa_pool_types)

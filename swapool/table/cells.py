@@ -1,0 +1,50 @@
+"""The cell grammar, both ways: how a cell is written in YAML and how it is written back."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .diagnostics import Span
+from .model import Cell, CellForm, Input
+
+ANY_CELL = "-"
+
+
+def read_cell(raw: Any) -> tuple[CellForm, list[Any]]:
+    """The form of a schema-valid cell and the literals it names (none for '-')."""
+    if raw == ANY_CELL:
+        return CellForm.ANY, []
+    if isinstance(raw, dict):
+        return CellForm.NOT, list(raw["not"])
+    if isinstance(raw, list):
+        return CellForm.LIST, list(raw)
+    return CellForm.LITERAL, [raw]
+
+
+def write_cell(form: CellForm, values: Sequence[Any]) -> Any:
+    """The YAML data of a cell; `values` are the literals it names (a `not` cell: the
+    values it excludes). `read_cell(write_cell(f, v)) == (f, v)`."""
+    if form is CellForm.ANY:
+        return ANY_CELL
+    if form is CellForm.NOT:
+        return {"not": list(values)}
+    if form is CellForm.LITERAL:
+        (value,) = values
+        return value
+    return list(values)
+
+
+def form_for(count: int) -> CellForm:
+    """How a positive cell naming `count` values is written: one value as a literal."""
+    return CellForm.LITERAL if count == 1 else CellForm.LIST
+
+
+def make_cell(inp: Input, form: CellForm, named: int, span: Span | None = None) -> Cell:
+    """The cell of `inp` written as `form` naming the values in mask `named` (for a `not`
+    cell, the values it excludes). A literal or list naming nothing matches nothing (an
+    empty-cell finding); a `not` naming nothing matches every value."""
+    if form is CellForm.ANY:
+        return Cell(inp.full, form, 0, span)
+    if form is CellForm.NOT:
+        return Cell(inp.full & ~named, form, named, span)
+    return Cell(named, form, named, span)

@@ -1,0 +1,64 @@
+"""Stage 4, check: the one entrance from bytes to a checked table (schema, model, analysis,
+enum drift), hashing the bytes once and sorting the findings once."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .analysis import analyse
+from .build import build_table
+from .diagnostics import Diagnostic
+from .diagram import Diagram
+from .enums import EnumPolicy, check_enum_bindings
+from .model import Table
+from .schema import check_schema
+from .source import Document, digest_of, parse_document, read_bytes
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A table (None when it could not be built) and every diagnostic about it, sorted."""
+
+    file: str
+    table: Table | None
+    diagnostics: tuple[Diagnostic, ...]
+    digest: str | None = None
+    diagram: Diagram | None = None  # kept so that a loader does not compile twice
+
+    @property
+    def ok(self) -> bool:
+        return self.table is not None and not any(d.is_error for d in self.diagnostics)
+
+
+def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy()) -> Checked:
+    """Schema first (a table that does not match the format is not analysed), then semantics."""
+    found = check_schema(doc)
+    table = diagram = None
+    if not found:
+        table, found = build_table(doc)
+    if table is not None:
+        diagram = Diagram(table)
+        found = analyse(table) + check_enum_bindings(table, enums)
+    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), doc.digest, diagram)
+
+
+def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,
+                enums: EnumPolicy = EnumPolicy()) -> Checked:
+    """Parse and check one table's text. `digest` is `digest_of(raw)` when the caller has it."""
+    raw = raw.encode("utf-8") if isinstance(raw, str) else raw
+    digest = digest or digest_of(raw)
+    doc, found = parse_document(raw, file, digest)
+    if doc is None:
+        return Checked(file, None, tuple(found), digest)
+    return check_document(doc, enums=enums)
+
+
+def check_path(path: str | os.PathLike, *, display: str | None = None,
+               enums: EnumPolicy = EnumPolicy()) -> Checked:
+    """Read and check one table file; an unreadable file is a Checked with an `io` error."""
+    shown = display if display is not None else str(path)
+    raw, found = read_bytes(path, shown)
+    if raw is None:
+        return Checked(shown, None, tuple(found))
+    return check_bytes(raw, shown, enums=enums)

@@ -1,0 +1,181 @@
+"""Stage 3, model: the table as frozen values (no I/O), every cell a bitmask over its domain.
+
+Bit i of a cell is the i-th value of its input, so a rule is a cube and the analysis
+works on small integers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from .diagnostics import Span, format_value
+
+Value = Any  # str, or bool for `type: bool` inputs
+
+OUTPUT = "output"  # the key that names the output in an invariant's condition
+
+
+class HitPolicy(enum.Enum):
+    UNIQUE = "unique"  # every input matches exactly one rule; overlaps are errors
+    FIRST = "first"    # the first matching rule decides; hidden rules are errors
+
+
+class CellForm(enum.Enum):
+    """How a cell was written (the values it matches are its mask either way)."""
+
+    ANY = "any"          # '-' or the input left out
+    LITERAL = "literal"  # one value
+    LIST = "list"        # [a, b]
+    NOT = "not"          # {not: [a, b]}
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    values: tuple[Value, ...]
+    is_bool: bool
+    span: Span
+    description: str | None = None
+    enum: str | None = None
+    wildcard: bool = False
+
+    @property
+    def full(self) -> int:
+        return (1 << len(self.values)) - 1
+
+    @functools.cached_property
+    def position(self) -> dict[Value, int]:
+        """value -> its bit (values of one input share a type, so True never meets 1)."""
+        return {v: i for i, v in enumerate(self.values)}
+
+    def holds(self, value: Any) -> bool:
+        """Whether `value` is one of this input's values (same type, not merely equal)."""
+        return type(value) is type(self.values[0]) and value in self.position
+
+    def mask_of(self, values: Any) -> int:
+        return sum(1 << self.position[v] for v in values)
+
+    def values_of(self, mask: int) -> tuple[Value, ...]:
+        return tuple(v for i, v in enumerate(self.values) if mask >> i & 1)
+
+
+@dataclass(frozen=True)
+class Output:
+    values: tuple[str, ...]
+    span: Span
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One input's condition in a rule: the values it matches and how it was written."""
+
+    mask: int
+    form: CellForm
+    named: int  # values the author wrote down (a literal, a list, or a `not` list)
+    span: Span | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    index: int
+    cells: tuple[Cell, ...]  # one per input, in input order
+    then: str
+    span: Span
+    why: str | None = None
+
+    @functools.cached_property
+    def cube(self) -> tuple[int, ...]:
+        return tuple(c.mask for c in self.cells)
+
+
+@dataclass(frozen=True)
+class Case:
+    index: int
+    region: tuple[int, ...]  # an omitted input means any of its values
+    expect: str
+    span: Span
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class Invariant:
+    id: str
+    if_region: tuple[int, ...]
+    if_outputs: frozenset[str]
+    then_region: tuple[int, ...]
+    then_outputs: frozenset[str]
+    span: Span
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    file: str
+    digest: str
+    format: int
+    decision: str
+    hit_policy: HitPolicy
+    inputs: tuple[Input, ...]
+    output: Output
+    rules: tuple[Rule, ...]
+    cases: tuple[Case, ...] = ()
+    invariants: tuple[Invariant, ...] = ()
+    description: str | None = None
+    rules_span: Span | None = None  # the `rules:` key, where a missing rule belongs
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(i.name for i in self.inputs)
+
+    @property
+    def full_region(self) -> tuple[int, ...]:
+        return tuple(i.full for i in self.inputs)
+
+    def point(self, region: tuple[int, ...]) -> dict[str, Value]:
+        """One concrete input inside `region` (its lowest value on every input)."""
+        return {inp.name: inp.values[lowest_bit(m)] for inp, m in zip(self.inputs, region)}
+
+    def describe(self, region: tuple[int, ...]) -> str:
+        return describe_region(self.inputs, region)
+
+    def restricted(self, name: str, value: Value) -> "Table":
+        """The table for inputs with `name` fixed to `value`, without that input: rules, cases
+        and invariants that cannot apply there are dropped (e.g. one backend's view)."""
+        k = self.input_names.index(name)
+        inp = self.inputs[k]
+        if not inp.holds(value):
+            raise ValueError(f"{value!r} is not a value of input '{name}'")
+        bit = 1 << inp.position[value]
+
+        def drop(seq: tuple) -> tuple:
+            return seq[:k] + seq[k + 1:]
+
+        kept = [r for r in self.rules if r.cells[k].mask & bit]
+        rules = tuple(dataclasses.replace(r, index=i, cells=drop(r.cells)) for i, r in enumerate(kept))
+        cases = tuple(dataclasses.replace(c, region=drop(c.region)) for c in self.cases if c.region[k] & bit)
+        invariants = tuple(dataclasses.replace(v, if_region=drop(v.if_region), then_region=drop(v.then_region))
+                           for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
+        return dataclasses.replace(self, file=f"{self.file}[{name}={format_value(value)}]",
+                                   inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
+
+
+def lowest_bit(mask: int) -> int:
+    """Index of the lowest set bit: the first value of a non-empty value set."""
+    return (mask & -mask).bit_length() - 1
+
+
+def describe_region(inputs: tuple[Input, ...], region: tuple[int, ...]) -> str:
+    """`region` as `name=value` / `name in [a, b]` terms; inputs spanning their domain are left out."""
+    terms = []
+    for inp, mask in zip(inputs, region):
+        if mask == inp.full:
+            continue
+        vals = [format_value(v) for v in inp.values_of(mask)]
+        terms.append(f"{inp.name}={vals[0]}" if len(vals) == 1 else f"{inp.name} in [{', '.join(vals)}]")
+    return ", ".join(terms) or "every input"

@@ -1,0 +1,106 @@
+"""Mutation testing of a table: does the analysis reject every single-point edit?
+
+Mutants are edits of the model (a rule's output, one value of one cell, a removed rule,
+a case's expectation), checked by the same analysis as the table. A mutant that passes
+is an edit the table's cases and invariants cannot tell from the original; it is fixed
+by adding a case or an invariant, never by weakening the mutations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from .analysis import analyse
+from .cells import form_for, make_cell
+from .diagnostics import format_value
+from .emit import rule_data
+from .model import CellForm, Rule, Table
+
+
+@dataclass(frozen=True)
+class Mutant:
+    description: str
+    table: Table
+    rule: Rule | None = None  # the edited rule, when the edit is to a rule
+
+
+@dataclass(frozen=True)
+class Survivor:
+    description: str
+    rule: dict[str, Any] | None  # the edited rule as table data
+
+
+@dataclass(frozen=True)
+class MutationReport:
+    total: int
+    killed: int
+    survivors: tuple[Survivor, ...]
+
+    @property
+    def kill_rate(self) -> float:
+        return self.killed / self.total if self.total else 1.0
+
+
+def _show(values: tuple) -> str:
+    return "[" + ", ".join(format_value(v) for v in values) + "]"
+
+
+def _with_rule(table: Table, index: int, rule: Rule | None) -> Table:
+    rules = list(table.rules)
+    if rule is None:
+        del rules[index]
+    else:
+        rules[index] = rule
+    return dataclasses.replace(table, rules=tuple(dataclasses.replace(r, index=i) for i, r in enumerate(rules)))
+
+
+def mutants(table: Table) -> Iterator[Mutant]:
+    """Every single-point mutation: outputs, cell values (add, remove, replace, narrow '-'),
+    rule removal, case expectations."""
+    outputs = table.output.values
+    for i, rule in enumerate(table.rules):
+        for out in outputs:
+            if out != rule.then:
+                edited = dataclasses.replace(rule, then=out)
+                yield Mutant(f"rule '{rule.id}': then {rule.then} -> {out}", _with_rule(table, i, edited), edited)
+        yield Mutant(f"rule '{rule.id}' removed", _with_rule(table, i, None))
+        for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
+            named = inp.values_of(cell.named)
+            edits: list[tuple[str, CellForm, int]] = []
+            if cell.form is CellForm.ANY:
+                edits += [(f"'-' -> {format_value(v)}", CellForm.LITERAL, 1 << k) for k, v in enumerate(inp.values)]
+            else:
+                absent = [(k, v) for k, v in enumerate(inp.values) if not cell.named >> k & 1]
+                present = [(k, v) for k, v in enumerate(inp.values) if cell.named >> k & 1]
+                edits += [(f"{_show(named)} - {format_value(v)}", cell.form, cell.named & ~(1 << k))
+                          for k, v in present]
+                edits += [(f"{_show(named)} + {format_value(v)}", cell.form, cell.named | 1 << k)
+                          for k, v in absent]
+                edits += [(f"{_show(named)} {format_value(v)} -> {format_value(w)}", cell.form,
+                           cell.named & ~(1 << k) | 1 << m) for k, v in present for m, w in absent]
+            for label, form, mask in edits:
+                if mask == 0:
+                    form = CellForm.ANY  # a cell with nothing left to name is written '-'
+                elif form is not CellForm.NOT:
+                    form = form_for(bin(mask).count("1"))
+                cells = rule.cells[:j] + (make_cell(inp, form, mask, cell.span),) + rule.cells[j + 1:]
+                edited = dataclasses.replace(rule, cells=cells)
+                yield Mutant(f"rule '{rule.id}': {inp.name} {label}", _with_rule(table, i, edited), edited)
+    for k, case in enumerate(table.cases):
+        for out in outputs:
+            if out != case.expect:
+                cases = table.cases[:k] + (dataclasses.replace(case, expect=out),) + table.cases[k + 1:]
+                yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", dataclasses.replace(table, cases=cases))
+
+
+def run_mutations(table: Table) -> MutationReport:
+    """Analyse every mutant of a valid table; a mutant is killed when it has an error."""
+    survivors = []
+    total = 0
+    for m in mutants(table):
+        total += 1
+        if not any(d.is_error for d in analyse(m.table)):
+            survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None))
+    return MutationReport(total, total - len(survivors), tuple(survivors))

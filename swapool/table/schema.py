@@ -1,0 +1,128 @@
+"""Stage 2, schema: JSON Schema validation of a table document, every error located.
+
+Messages are built from jsonschema's structured error fields (`validator`,
+`validator_value`, `instance`, `context`), never from its prose.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from .diagnostics import Diagnostic, error
+from .shipped import schema_path
+from .source import Document
+
+_YAML_TYPE = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer",
+              float: "number", type(None): "null"}
+
+_JSON_TO_YAML = {"object": "mapping", "array": "list", "string": "string", "boolean": "boolean",
+                 "integer": "integer", "number": "number", "null": "null"}
+
+
+@functools.cache
+def table_schema() -> dict[str, Any]:
+    """The table format's JSON Schema (shipped as schemas/swa-policy.schema.json)."""
+    with schema_path().open(encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    schema = table_schema()
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def check_schema(doc: Document) -> list[Diagnostic]:
+    """Every schema violation in `doc`, located at the offending value or key (unsorted;
+    the check sorts once)."""
+    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in _validator().iter_errors(doc.data)))
+
+
+def _kind(value: Any) -> str:
+    return _YAML_TYPE.get(type(value), type(value).__name__)
+
+
+def _yaml_type(json_type: Any) -> str:
+    if isinstance(json_type, list):
+        return " or ".join(_JSON_TO_YAML.get(str(t), str(t)) for t in json_type)
+    return _JSON_TO_YAML.get(str(json_type), str(json_type))
+
+
+def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic:
+    path = tuple(err.absolute_path)
+    where = "/".join(str(p) for p in path) or "the document"
+    keyword = str(err.validator)
+    schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
+    expected: Any = err.validator_value
+    got: Any = err.instance
+    span = doc.span(path)
+
+    def found(message: str, *, at: Any = None, want: Any = expected, have: Any = got) -> Diagnostic:
+        return error("schema", message, at or span, expected=want, got=have, keyword=keyword)
+
+    if keyword == "additionalProperties" and isinstance(got, dict):
+        allowed = list(schema.get("properties", {}))
+        extra = [k for k in got if k not in allowed]
+        if extra and allowed:
+            return found(f"unknown key '{extra[0]}' in {where}; expected one of: " + ", ".join(allowed),
+                         at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0])
+    if keyword == "required" and isinstance(got, dict):
+        missing = [k for k in expected if k not in got]
+        return found(f"{where} is missing the required key '{missing[0]}'", want=missing, have=list(got))
+    if keyword == "type":
+        return found(f"{where}: expected {_article(_yaml_type(expected))}, got {_kind(got)} {_show(got)}",
+                     want=_yaml_type(expected), have=_kind(got))
+    if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":
+        return found(f"input '{path[1]}' needs exactly one of 'values: [...]' or 'type: bool'",
+                     want=["values", "type"], have=list(got) if isinstance(got, dict) else _kind(got))
+    if keyword == "anyOf":
+        return _cell_error(doc, err, path, where)
+    if keyword == "propertyNames":
+        return found(f"{where}: name {_show(got)} is not an identifier "
+                     "(letters, digits and '_', not starting with a digit)", want="identifier")
+    if keyword == "pattern":
+        return found(f"{where}: {_show(got)} does not match the pattern {expected}")
+    if keyword == "const":
+        return found(f"{where}: expected {_show(expected)}, got {_show(got)}")
+    if keyword == "enum":
+        return found(f"{where}: expected one of {', '.join(map(str, expected))}, got {_show(got)}")
+    if keyword in ("minItems", "minProperties", "minLength"):
+        return found(f"{where}: must not be empty", want=f"{keyword} {expected}")
+    return found(f"{where}: {err.message}")
+
+
+def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple, where: str) -> Diagnostic:
+    """A cell matched none of its forms. The forms whose type the cell has fail deeper
+    (a `{nott: ...}` mapping, a list holding a number): report that error; a cell of
+    no form's type gets the list of forms."""
+    inside = [e for e in err.context if e.relative_path or e.validator != "type"]
+    if inside:
+        sub = min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9))
+        if sub.validator == "additionalProperties" and isinstance(sub.instance, dict):
+            extra = [k for k in sub.instance if k != "not"]
+            return error("schema", f"{where}: a mapping cell is {{not: [values]}}; '{extra[0]}' is not "
+                         "a cell key", doc.key_span(path + (extra[0],)), expected=["not"], got=extra[0],
+                         keyword="additionalProperties")
+        return _to_diagnostic(doc, sub)
+    return error("schema", f"{where}: a cell is a value, a list of values, '-' or "
+                 f"{{not: [values]}}; got {_kind(err.instance)} {_show(err.instance)}", doc.span(path),
+                 expected=["value", "list of values", "-", "{not: [values]}"], got=_kind(err.instance),
+                 keyword="anyOf")
+
+
+_CELL_PREFERENCE = {"additionalProperties": 0, "type": 1, "required": 2}
+
+
+def _article(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."

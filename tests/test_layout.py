@@ -1,0 +1,82 @@
+"""The import contract: the folders are the architecture (DESIGN.md section 2).
+
+swapool.table (the generic engine) imports nothing else of swapool; swapool.swa imports
+the engine but not the CLI; only swa/kv, swa/attention and swa/integrations import torch
+or flashinfer, anywhere in a module (function bodies included)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "swapool"
+TORCH_ALLOWED = ("swapool.swa.kv", "swapool.swa.attention", "swapool.swa.integrations")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Absolute names of every module `path` imports, at any depth of its code."""
+    here = module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                prefix = ".".join(base)
+                target = f"{prefix}.{node.module}" if node.module else prefix
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_tree_has_the_three_parts():
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} >= {"table", "swa", "cli"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_import_contract(path: Path):
+    name = module_name(path)
+    found = imports(path)
+    own = {m for m in found if m == "swapool" or m.startswith("swapool.")}
+    if name.startswith("swapool.table"):
+        assert all(m.startswith("swapool.table") for m in own), f"{name} imports {own}: the engine is generic"
+    if name.startswith("swapool.swa"):
+        assert not any(m.startswith("swapool.cli") for m in own), f"{name} imports the CLI"
+    heavy = {m for m in found if m.split(".")[0] in ("torch", "flashinfer")}
+    if not name.startswith(TORCH_ALLOWED):
+        assert not heavy, f"{name} imports {heavy}; only {', '.join(TORCH_ALLOWED)} may"
+
+
+def test_the_contract_check_sees_relative_and_nested_imports(monkeypatch):
+    """The checker itself can fail: a lazy, relative import of the application is caught."""
+    fake = PACKAGE / "table" / "model.py"
+    source = "def f():\n    from ..swa import policy\n    import torch\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: source)
+    found = imports(fake)
+    assert "swapool.swa.policy" in found and "torch" in found
+
+
+def test_validate_and_import_swapool_load_neither_torch_nor_the_application():
+    code = ("import sys, swapool; from swapool.cli import main; "
+            "rc = main(['validate', '-q', 'policies/swa.yaml']); "
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'flashinfer') "
+            "or m.startswith('swapool.swa')); print(heavy); sys.exit(rc or bool(heavy))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
