@@ -36,8 +36,11 @@ def bound_table(binding: str) -> str:
         .replace("  b: {type: bool}\n", "")
 
 
-def run_check(text):
-    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=True))
+ALLOWED = ("fake_engine", "no_such_engine_pkg")
+
+
+def run_check(text, allowed=ALLOWED):
+    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=True, allowed=allowed))
 
 
 def test_enum_in_step_with_the_table_is_silent(engine_enum):

@@ -174,10 +174,12 @@ def test_load_logs_one_info_line(caplog, write):
     assert str(p) in lines[0] and policy.digest[:12] in lines[0] and "6 rules" in lines[0]
 
 
-def test_resolver_refuses_a_table_for_another_decision(write):
+def test_load_policy_refuses_a_table_for_another_decision(write):
     p = write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: r, when: {a: [y, z]}, then: q}\n"))
-    with pytest.raises(PolicyError, match="resolve_swa_kv_pool reads only"):
-        resolve_swa_kv_pool(runner("swa", False, A.NONE, "swa"), policy=load_policy(p))
+    with pytest.raises(PolicyError, match="decides 'demo', not swa_kv_pool|this one decides 'demo'") as info:
+        load_policy(p)
+    assert [d.code for d in info.value.diagnostics if d.is_error] == ["decision-kind"]
+    assert info.value.diagnostics[0].span.line == 2
 
 
 def test_public_api():
@@ -204,9 +206,9 @@ def test_cache_key_covers_whether_enums_were_imported(write, monkeypatch):
     monkeypatch.setattr(enums, "bound_members", lambda binding: ("swa", "other", "paged"))
     monkeypatch.setattr(enums.importlib.util, "find_spec", lambda name: object())
     clear_cache()
-    assert load_policy(p, import_enums=False).table.decision == "swa_kv_pool"
+    assert load_policy(p, import_enums=False, enum_modules=("enum",)).table.decision == "swa_kv_pool"
     with pytest.raises(PolicyError, match="enum-missing-member"):
-        load_policy(p)
+        load_policy(p, enum_modules=("enum",))
 
 
 def test_a_load_hashes_the_bytes_once(write, monkeypatch):

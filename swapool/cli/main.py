@@ -28,10 +28,26 @@ def _default_table() -> str:
     return DEFAULT_TABLE if Path(DEFAULT_TABLE).is_file() else str(default_policy_path())
 
 
-def _enums(args: argparse.Namespace) -> Any:
-    from ..table.enums import EnumPolicy
+def _path(value: str | None) -> str:
+    """A table path argument; only a missing one means the default ('' is an error)."""
+    return _default_table() if value is None else value
 
-    return EnumPolicy(do_import=not getattr(args, "no_enum_import", True))
+
+def _check(args: argparse.Namespace, path: str) -> Any:
+    """Check one table as every command does: the enum policy of the flags and the
+    contracts of the decisions swapool knows (swa_kv_pool)."""
+    from ..swa.contract import CONTRACTS
+    from ..table.check import check_path
+    from ..table.enums import EnumPolicy, enum_modules_from_env
+
+    allowed = tuple(args.enum_module) if getattr(args, "enum_module", None) else enum_modules_from_env()
+    enums = EnumPolicy(do_import=not getattr(args, "no_enum_import", True), allowed=allowed)
+    return check_path(path, display=path, enums=enums, contracts=CONTRACTS)
+
+
+def _say(line: str, stream: TextIO | None = None) -> None:
+    """Print one line of text output, every control character from a table made visible."""
+    print(visible(line), file=stream or sys.stdout)
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -42,7 +58,8 @@ def _use_color(choice: str, stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool) -> str:
+def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool,
+            summary: str | None = None) -> str:
     if fmt == "json":
         return render_json(files, diagnostics)
     if fmt == "sarif":
@@ -52,7 +69,7 @@ def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], c
         from .sarif import render_github
         return render_github(diagnostics)
     body = [render_text(d, color=color) for d in diagnostics]
-    return "\n".join(body + [summary_line(diagnostics, len(files))])
+    return "\n".join(body + ([summary] if summary else []))
 
 
 def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
@@ -60,15 +77,13 @@ def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
     for d in diagnostics:
         if d.is_error:
             print(render_text(d), file=sys.stderr)
-    print(f"swapool {command}: {why}", file=sys.stderr)
+    _say(f"swapool {command}: {why}", sys.stderr)
     return EXIT_USAGE
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ..table.check import check_path
-
     paths = args.paths or [_default_table()]
-    results = [check_path(p, display=p, enums=_enums(args)) for p in paths]
+    results = [_check(args, p) for p in paths]
     diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
     if any(d.code == "io" for d in diagnostics):
         code = EXIT_USAGE
@@ -79,7 +94,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         code = EXIT_OK
     shown = [d for d in diagnostics if d.is_error] if args.quiet else diagnostics
-    print(_render(args.format, paths, shown, _use_color(args.color, sys.stdout)))
+    summary = None if args.quiet and code == EXIT_OK else summary_line(diagnostics, len(paths), strict=args.strict)
+    text = _render(args.format, paths, shown, _use_color(args.color, sys.stdout), summary)
+    if text:
+        print(text)
     return code
 
 
@@ -100,37 +118,41 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from ..swa.policy import load_policy
-    from ..table.decider import PolicyError
+    from ..table.decider import Decider, PolicyError
 
-    path = args.policy or _default_table()
+    path = _path(args.policy)
+    checked = _check(args, path)
+    if checked.table is None or not checked.ok:
+        return _refuse("explain", checked.diagnostics, f"{path} is not a valid table; run swapool validate")
+    decider = Decider(checked.table, path, checked.diagnostics, checked.diagram)
     try:
-        policy = load_policy(path, import_enums=False)
-        facts = dict(_parse_fact(policy.table, s) for s in args.set or [])
-        explained = policy.explain(**facts)
+        facts = dict(_parse_fact(decider.table, s) for s in args.set or [])
+        explained = decider.explain(**facts)
     except (PolicyError, ValueError) as exc:
-        print(f"swapool explain: {exc}", file=sys.stderr)
+        first, *rest = str(exc).splitlines() or [""]
+        _say(f"swapool explain: {first}", sys.stderr)
+        for line in rest:
+            _say(line, sys.stderr)
         return EXIT_USAGE
     decision, rule = explained.decision, explained.rule
     if args.format == "json":
         print(json.dumps({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
                           "line": rule.span.line, "why": rule.why}, indent=2))
         return EXIT_OK
-    print(f"decision: {decision.output}")
-    print(f"rule:     {rule.id} ({rule.span})")
+    _say(f"decision: {decision.output}")
+    _say(f"rule:     {rule.id} ({rule.span})")
     if rule.why:
-        print(f"why:      {' '.join(rule.why.split())}")
-    unused = [n for n in policy.table.input_names if n in facts and n not in explained.read]
+        _say(f"why:      {' '.join(rule.why.split())}")
+    unused = [n for n in decider.table.input_names if n in facts and n not in explained.read]
     if unused:
-        print(f"not read: {', '.join(unused)} (the decision did not depend on them)")
+        _say(f"not read: {', '.join(unused)} (the decision did not depend on them)")
     return EXIT_OK
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..table.check import check_path
     from ..table.diff import IncomparableTables, diff_tables
 
-    checked = [check_path(p, display=p, enums=_enums(args)) for p in (args.old, args.new)]
+    checked = [_check(args, p) for p in (args.old, args.new)]
     broken = [c for c in checked if not c.ok]
     if broken:
         return _refuse("diff", [d for c in broken for d in c.diagnostics],
@@ -142,7 +164,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                 tables[i] = tables[i].restricted(*_parse_fact(tables[i], text))
         result = diff_tables(*tables)
     except (IncomparableTables, ValueError) as exc:
-        print(f"swapool diff: {exc}", file=sys.stderr)
+        _say(f"swapool diff: {exc}", sys.stderr)
         return EXIT_USAGE
     if args.format == "json":
         print(json.dumps({"old": args.old, "new": args.new, "equivalent": not result.changes, "changes": [
@@ -151,21 +173,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
              "new": {"output": c.new.output, "rule": c.new.rule_id}} for c in result.changes]}, indent=2))
     else:
         for change in result.changes:
-            print(f"{result.describe(change)}: {change.old} -> {change.new}")
-        print(f"{args.old} -> {args.new}: " + (f"{len(result.changes)} region(s) decided differently"
-                                               if result.changes else "equivalent"))
+            _say(f"{result.describe(change)}: {change.old} -> {change.new}")
+        _say(f"{args.old} -> {args.new}: " + (f"{len(result.changes)} region(s) decided differently"
+                                              if result.changes else "equivalent"))
     return EXIT_FINDINGS if result.changes else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from ..table.analysis import decided_regions
-    from ..table.check import check_path
     from ..table.model import describe_region
 
-    path = args.path or _default_table()
-    checked = check_path(path, display=path, enums=_enums(args))
+    path = _path(args.path)
+    checked = _check(args, path)
     if checked.table is None:
-        return _refuse("show", checked.diagnostics, f"{path} could not be read as a table")
+        _refuse("show", checked.diagnostics, f"{path} could not be read as a table")
+        return EXIT_USAGE if any(d.code == "io" for d in checked.diagnostics) else EXIT_FINDINGS
     table = checked.table
     rows: list[dict[str, Any]] = []
     for ri, regions in decided_regions(table):
@@ -180,19 +202,19 @@ def cmd_show(args: argparse.Namespace) -> int:
         width = max(len(r["rule"] or "(no rule)") for r in rows)
         for r in rows:
             out = r["output"] or "(gap)"
-            print(f"{(r['rule'] or '(no rule)'):<{width}}  {out:<10}  {r['region']}")
+            _say(f"{(r['rule'] or '(no rule)'):<{width}}  {out:<10}  {r['region']}")
     return EXIT_OK if checked.ok else EXIT_FINDINGS
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
-    from ..table.check import check_path
+    from ..swa.contract import CONTRACTS
     from ..table.mutate import run_mutations
 
-    path = args.path or _default_table()
-    checked = check_path(path, display=path, enums=_enums(args))
+    path = _path(args.path)
+    checked = _check(args, path)
     if checked.table is None or not checked.ok:
         return _refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
-    report = run_mutations(checked.table)
+    report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
     if args.format == "json":
         print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
                           "kill_rate": report.kill_rate,
@@ -200,8 +222,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
                          indent=2))
     else:
         for s in report.survivors:
-            print(f"survived: {visible(s.description)}")
-        print(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
+            _say(f"survived: {s.description}")
+        _say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
     return EXIT_OK if not report.survivors else EXIT_FINDINGS
 
 
@@ -238,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     v.add_argument("--no-enum-import", action="store_true",
                    help="do not import the enums inputs are bound to (no drift check)")
+    v.add_argument("--enum-module", action="append", metavar="PREFIX",
+                   help="a module prefix enum bindings may be imported from (repeatable; default: "
+                        "$SWAPOOL_ENUM_MODULES, else sglang). Importing a module runs its code.")
     v.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour text output (auto: on a terminal unless NO_COLOR is set)")
     v.set_defaults(func=cmd_validate)

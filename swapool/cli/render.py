@@ -19,11 +19,12 @@ def render_text(diagnostic: Diagnostic, *, color: bool = False) -> str:
     return text.replace(label, f"{_TINT[diagnostic.severity]}{label}\x1b[0m", 1)
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool = False) -> str:
+    """The verdict over every finding (also those -q does not print), matching the exit code."""
     errors = sum(d.is_error for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     noun = "file" if files == 1 else "files"
-    verdict = "invalid" if errors else "valid"
+    verdict = "invalid" if errors else "failed (--strict: warnings count)" if strict and warnings else "valid"
     return f"{files} {noun} checked: {verdict} ({errors} error(s), {warnings} warning(s))"
 
 

@@ -6,7 +6,7 @@ import json
 from typing import Sequence
 
 from .._version import __version__
-from ..table.diagnostics import CODES, Diagnostic, Severity
+from ..table.diagnostics import CODES, Diagnostic, Severity, visible
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -43,7 +43,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

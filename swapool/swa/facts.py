@@ -15,6 +15,10 @@ POOL_FACTS = ("active_pool", "allocator_kvcache")
 POOL_VALUES = ("swa", "other")
 #: The outputs, and the pool each one hands back.
 SWA_OUTPUTS = ("active", "allocator", "none")
+#: The pool fact that must have passed the SWA check wherever an output is answered.
+SAFE_WHEN = {"active": "active_pool", "allocator": "allocator_kvcache"}
+#: Inputs that name the place deciding (a backend); fixed by `Policy.restrict` before resolving.
+SELECTORS = ("backend",)
 
 
 class SWAKVPoolLike(abc.ABC):
@@ -33,13 +37,9 @@ DEFAULT_SWA_POOL_TYPES: tuple[type, ...] = (SWAKVPoolLike,)
 
 
 def unsupported(table: Table) -> str | None:
-    """Why a table cannot drive the SWA resolver, or None when it can."""
-    extra_in = [n for n in table.input_names if n not in SWA_FACTS]
-    extra_out = [v for v in table.output.values if v not in SWA_OUTPUTS]
-    odd = [f"{i.name}: {list(i.values)}" for i in table.inputs
-           if i.name in POOL_FACTS and not set(i.values) <= set(POOL_VALUES)]
-    if table.decision != DECISION or extra_in or extra_out or odd:
-        return (f"policy {table.file} decides '{table.decision}' with inputs {list(table.input_names)} and "
-                f"outputs {list(table.output.values)}; resolve_swa_kv_pool reads only {list(SWA_FACTS)} "
-                f"(pool facts valued swa/other) and returns only {list(SWA_OUTPUTS)}")
+    """Why a checked SWA table cannot drive the resolver yet (a selector still open), or None."""
+    open_ = [n for n in table.input_names if n in SELECTORS]
+    if open_:
+        return (f"policy {table.file} still has the input(s) {', '.join(open_)}: restrict it first, "
+                f"e.g. policy.restrict({open_[0]}=...)")
     return None

@@ -6,19 +6,20 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..table.check import check_bytes
 from ..table.decider import Decider, PolicyError
-from ..table.diagnostics import Diagnostic
+from ..table.diagnostics import Diagnostic, error
 from ..table.diagram import Diagram
-from ..table.enums import EnumPolicy
+from ..table.enums import EnumPolicy, enum_modules_from_env
 from ..table.model import Table
 from ..table.shipped import shipped
 from ..table.source import digest_of, read_bytes
 from . import distributed
-from .facts import DEFAULT_SWA_POOL_TYPES, unsupported
-from .resolver import Resolver, build_resolver
+from .contract import CONTRACTS
+from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, unsupported
+from .resolver import Resolver, UnsafeDiagram, build_resolver
 
 log = logging.getLogger("swapool")
 
@@ -47,7 +48,10 @@ class Policy(Decider):
             def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
                 raise PolicyError(why_not)
             return refuse
-        return build_resolver(self.diagram, swa_pool_types, self.unknown)
+        try:
+            return build_resolver(self.diagram, swa_pool_types, self.unknown)
+        except UnsafeDiagram as exc:
+            raise PolicyError(f"{self.path}: {exc}") from None
 
     def restrict(self, **fixed: Any) -> "Policy":
         restricted = super().restrict(**fixed)
@@ -60,13 +64,16 @@ _lock = threading.Lock()
 _default: Policy | None = None
 
 
-def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True, group: Any = None,
+def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True,
+                enum_modules: Sequence[str] | None = None, group: Any = None,
                 agree: bool = True, timeout_s: float = 60.0) -> Policy:
     """Parse, validate, analyse and compile a table, once per path, content and options.
 
     `path=None` reads $SWAPOOL_POLICY if set, else the shipped policies/swa.yaml. Any
     error raises `PolicyError` listing every diagnostic; nothing is half-loaded and no
-    fallback table is used.
+    fallback table is used. The table must decide `swa_kv_pool` and meet its contract
+    (`swa.contract`). `enum_modules` are the module prefixes an `enum:` binding may be
+    imported from (default: $SWAPOOL_ENUM_MODULES, else `sglang`).
 
     Under an initialised `torch.distributed` (and `agree=True`) the call is collective:
     every rank of `group` (default: the default group) gathers the others' table digests,
@@ -74,7 +81,8 @@ def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = T
     to load; a rank that never joins makes the others fail after `timeout_s`.
     """
     try:
-        policy: Policy | None = _load_local(path, EnumPolicy(do_import=import_enums))
+        allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env()
+        policy: Policy | None = _load_local(path, EnumPolicy(import_enums, allowed))
         failure: PolicyError | None = None
     except PolicyError as exc:
         policy, failure = None, exc
@@ -112,11 +120,17 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
         return hit
     # Checked outside the lock: checking may import a bound enum's module, and that
     # module may itself load a policy.
-    checked = check_bytes(raw, shown, digest=digest, enums=enums)
-    if checked.table is None or not checked.ok:
-        errors = [d for d in checked.diagnostics if d.is_error]
+    checked = check_bytes(raw, shown, digest=digest, enums=enums, contracts=CONTRACTS)
+    findings = checked.diagnostics
+    if checked.table is not None and checked.table.decision != DECISION:
+        findings += (error(
+            "decision-kind", f"load_policy loads {DECISION} tables; this one decides '{checked.table.decision}'",
+            checked.table.decision_span, expected=DECISION, got=checked.table.decision,
+            help="use swapool.table (check_path and Decider) for other decisions"),)
+    errors = [d for d in findings if d.is_error]
+    if checked.table is None or errors:
         raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "
-                          "start with it", checked.diagnostics)
+                          "start with it", sorted(findings, key=Diagnostic.sort_key))
     policy = Policy(checked.table, shown, checked.diagnostics, checked.diagram)
     with _lock:
         winner = _cache.setdefault(key, policy)

@@ -12,7 +12,16 @@ from typing import Any, Callable
 
 from ..table.diagram import Ask, Decision, Diagram
 from ..table.spelling import SPELLING_GLOBALS, holds_test, spelling_lines
-from .facts import POOL_FACTS, POOL_VALUES
+from .facts import POOL_FACTS, POOL_VALUES, SAFE_WHEN
+
+#: Where the generated code reads each pool fact, and the local it keeps the pool in.
+POOL_READ = {"active_pool": "mr.token_to_kv_pool", "allocator_kvcache": "mr.token_to_kv_pool_allocator.get_kvcache()"}
+POOL_VARIABLE = {"active_pool": "pool", "allocator_kvcache": "kv"}
+
+
+class UnsafeDiagram(ValueError):
+    """A diagram whose answer would be a pool that did not pass the SWA check."""
+
 
 Resolver = Any  # a generated function resolve(model_runner, types=...); attributes may be set on it
 
@@ -33,33 +42,29 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
             out.setdefault(id(child), (set(), child))[0].add(value)
         return [(frozenset(vals), child) for vals, child in out.values()]
 
-    def emit(node: Any, depth: int, kv_read: bool, pool_read: bool) -> None:
+    def emit(node: Any, depth: int, passed: frozenset[str]) -> None:
+        """`passed`: the pool facts that passed the SWA check on the path to here."""
         pad = "    " * depth
         if isinstance(node, Decision):
             if node.output == "none":
                 lines.append(f"{pad}return None")
-            elif node.output == "active":
-                lines.append(f"{pad}return pool" if pool_read else f"{pad}return mr.token_to_kv_pool")
-            else:
-                lines.append(f"{pad}return kv" if kv_read else
-                             f"{pad}return mr.token_to_kv_pool_allocator.get_kvcache()")
+                return
+            fact = SAFE_WHEN[node.output]
+            if fact not in passed:  # the contract refuses such tables; this never emits them
+                raise UnsafeDiagram(f"rule '{node.rule_id}' would return a pool that did not pass the SWA check")
+            lines.append(f"{pad}return {POOL_VARIABLE[fact]}")
             return
         assert isinstance(node, Ask)
         name = node.name
         if name in POOL_FACTS:
-            if name == "active_pool":
-                lines.append(f"{pad}pool = mr.token_to_kv_pool")
-                lines.append(f"{pad}if isinstance(pool, types):")
-            else:
-                lines.append(f"{pad}kv = mr.token_to_kv_pool_allocator.get_kvcache()")
-                lines.append(f"{pad}if isinstance(kv, types):")
-                kv_read = True
-            pool_read = pool_read or name == "active_pool"
+            var = POOL_VARIABLE[name]
+            lines.append(f"{pad}{var} = {POOL_READ[name]}")
+            lines.append(f"{pad}if isinstance({var}, types):")
             for i, value in enumerate(POOL_VALUES):
                 if i:
                     lines.append(f"{pad}else:")
                 if value in node.children:
-                    emit(node.children[value], depth + 1, kv_read, pool_read)
+                    emit(node.children[value], depth + 1, passed | {name} if value == "swa" else passed)
                 else:
                     lines.append(f"{pad}    raise _unknown({name!r}, {value!r})")
             return
@@ -68,11 +73,11 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
         lines.extend(pad + line for line in spelling_lines(inp))
         for i, (vals, child) in enumerate(groups(node)):
             lines.append(f"{pad}{'el' if i else ''}if {holds_test(inp, vals, const)}:")
-            emit(child, depth + 1, kv_read, pool_read)
+            emit(child, depth + 1, passed)
         lines.append(f"{pad}else:")
         lines.append(f"{pad}    raise _unknown({name!r}, mr.{name})")
 
-    emit(diagram.root, 1, False, False)
+    emit(diagram.root, 1, frozenset())
     return "\n".join(lines) + "\n", consts
 
 

@@ -5,21 +5,43 @@ of them; the test suite replays every witness through the diagram and a brute-fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from .diagnostics import Diagnostic, error, format_value, warning
 from .model import CellForm, HitPolicy, Table, lowest_bit
-from .partition import Cube, first_hits, intersect, is_empty, merge_regions, pieces, split
+from .partition import (Budget, BudgetExceeded, Cube, Leaf, Overlaps, first_hits, gap_regions, intersect, is_empty,
+                        merge_regions, needed_rules, overlaps, reachable, split)
 
 
-def analyse(table: Table) -> list[Diagnostic]:
-    """Every finding about a well-formed table (semantic, not syntactic)."""
+#: Rule ids (values) a finding names before it says "and N more".
+SHOWN_RULES = 3
+SHOWN_VALUES = 8
+
+
+def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
+    """Every finding about a well-formed table (semantic, not syntactic). The whole
+    analysis shares one `budget`; running out is itself a finding (`analysis-budget`)."""
+    budget = budget or Budget()
     found: list[Diagnostic] = []
     found += lint_cells(table)
-    found += coverage(table)
-    found += invariant_breaches(table)
-    found += failing_cases(table)
+    try:
+        found += coverage(table, budget)
+        found += invariant_breaches(table, budget)
+        found += failing_cases(table, budget)
+    except BudgetExceeded as exc:
+        found.append(error(
+            "analysis-budget", f"the analysis stopped while {exc.what} ({exc.limit:,} steps); the "
+            "table is too irregular to check exactly", table.rules_span,
+            help="split the table, or make its rules follow the input order (as a decision tree does)"))
     return found
+
+
+def rule_list(table: Table, indices: Sequence[int], total: int | None = None) -> str:
+    """'a', 'b', 'c' and 1,997 more."""
+    total = len(indices) if total is None else total
+    shown = ", ".join(f"'{table.rules[i].id}'" for i in indices[:SHOWN_RULES])
+    more = total - min(len(indices), SHOWN_RULES)
+    return shown + (f" and {more:,} more" if more > 0 else "")
 
 
 @dataclass(frozen=True)
@@ -27,67 +49,64 @@ class Coverage:
     """How the rules cover the input space (the facts behind gap/overlap/dead-rule findings)."""
 
     gaps: tuple[Cube, ...]  # disjoint, merged regions no rule decides
-    overlaps: dict[int, tuple[int, ...]]  # rule index -> earlier rules deciding some input with it
+    overlaps: Overlaps | None  # per later rule: earlier rules deciding some input with it
     fires: frozenset[int]  # rules that decide some input (first hit)
     needed: frozenset[int]  # rules whose removal changes some decision
 
 
-def measure_coverage(table: Table) -> Coverage:
+def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlaps: bool = True,
+                     with_needed: bool = True) -> Coverage:
+    """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
+    first hit, overlapping pairs from their own search (each polynomial where rules settle early).
+    A unique table needs no `needed`, a first-hit table no overlaps."""
+    budget = budget or Budget()
     rules = table.rules
+    cubes = [r.cube for r in rules]
     region = table.full_region
-    gaps: list[Cube] = []
-    overlaps: dict[int, list[int]] = {}
-    fires: set[int] = set()
-    needed: set[int] = set()
-    for reg, leaf in pieces(split([r.cube for r in rules], region), region):
-        m = leaf.matched
-        if not m:
-            gaps.append(reg)
-            continue
-        fires.add(m[0])
-        if len(m) < 2 or rules[m[1]].then != rules[m[0]].then:
-            needed.add(m[0])
-        for j, later in enumerate(m[1:], 1):
-            earlier = overlaps.setdefault(later, [])
-            earlier.extend(a for a in m[:j] if a not in earlier)
-    return Coverage(tuple(merge_regions(gaps)), {k: tuple(v) for k, v in overlaps.items()},
-                    frozenset(fires), frozenset(needed))
+    if with_needed:
+        first, needed = needed_rules(cubes, [r.then for r in rules], region, budget)
+    else:
+        first, needed = split(cubes, region, budget=budget), frozenset()
+    fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
+    gaps = tuple(merge_regions(gap_regions(first, region, budget)))
+    pairs = overlaps(cubes, region, budget) if with_overlaps else None
+    return Coverage(gaps, pairs, fires, needed)
 
 
-def coverage(table: Table) -> list[Diagnostic]:
+def coverage(table: Table, budget: Budget) -> list[Diagnostic]:
     """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
     rules = table.rules
-    cov = measure_coverage(table)
-    gaps, fires, needed = cov.gaps, cov.fires, cov.needed
-    overlaps = cov.overlaps if table.hit_policy is HitPolicy.UNIQUE else {}
-    live = [r for r in rules if not is_empty(r.cube)]
+    unique = table.hit_policy is HitPolicy.UNIQUE
+    cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique)
     found: list[Diagnostic] = []
-    for reg in gaps:
+    for reg in cov.gaps:
         found.append(error(
             "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
             witness=table.point(reg),
             help="add a rule for this input, or widen a rule's cell to cover it"))
-    for later, earlier in sorted(overlaps.items()):
-        b = rules[later]
-        a = rules[earlier[0]]
-        reg = intersect(a.cube, b.cube)
-        others = ", ".join(f"'{rules[e].id}'" for e in earlier)
-        found.append(error(
-            "overlap", f"rule '{b.id}' overlaps {others}: both decide {table.describe(reg)}"
-            + ("" if a.then == b.then else f" ('{a.then}' vs '{b.then}')"),
-            b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:]),
-            witness=table.point(reg),
-            help="make the cells disjoint, or use hit_policy: first if order should decide"))
-    if table.hit_policy is HitPolicy.FIRST:
-        for r in live:
-            if r.index not in fires:
-                hiders = [q.id for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
+    if cov.overlaps is not None:
+        for later, earlier in sorted(cov.overlaps.earliest.items()):
+            b = rules[later]
+            a = rules[earlier[0]]
+            reg = intersect(a.cube, b.cube)
+            found.append(error(
+                "overlap", f"rule '{b.id}' overlaps {rule_list(table, earlier, cov.overlaps.count[later])}: "
+                f"both decide {table.describe(reg)}" + ("" if a.then == b.then else f" ('{a.then}' vs '{b.then}')"),
+                b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:SHOWN_RULES]),
+                witness=table.point(reg),
+                help="make the cells disjoint, or use hit_policy: first if order should decide"))
+    if not unique:
+        for r in rules:
+            if is_empty(r.cube):
+                continue
+            if r.index not in cov.fires:
+                hiders = [q.index for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
                 found.append(error(
                     "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
-                    + ", ".join(f"'{h}'" for h in hiders) + " decide every input it matches",
-                    r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
+                    f"{rule_list(table, hiders)} decide every input it matches",
+                    r.span, rules=(r.id, *(rules[h].id for h in hiders[:SHOWN_RULES])), witness=table.point(r.cube),
                     help="remove the rule, or move it above the rules that hide it"))
-            elif r.index not in needed:
+            elif r.index not in cov.needed:
                 found.append(warning(
                     "redundant-rule", f"rule '{r.id}' is redundant: later rules decide every input "
                     f"it decides the same way ('{r.then}')", r.span, rules=(r.id,),
@@ -95,27 +114,27 @@ def coverage(table: Table) -> list[Diagnostic]:
     return found
 
 
-def decided_regions(table: Table) -> list[tuple[int | None, list[Cube]]]:
+def decided_regions(table: Table, budget: Budget | None = None) -> list[tuple[int | None, list[Cube]]]:
     """For each rule (table order; None last for gaps), the merged regions it decides."""
     by_rule: dict[int | None, list[Cube]] = {}
-    for reg, ri in _decided(table, table.full_region):
+    for reg, ri in _decided(table, table.full_region, budget or Budget()):
         by_rule.setdefault(ri, []).append(reg)
     order = sorted(by_rule, key=lambda ri: len(table.rules) if ri is None else ri)
     return [(ri, merge_regions(by_rule[ri])) for ri in order]
 
 
-def _decided(table: Table, region: Cube) -> Iterator[tuple[Cube, int | None]]:
-    return first_hits([r.cube for r in table.rules], region)
+def _decided(table: Table, region: Cube, budget: Budget) -> Iterator[tuple[Cube, int | None]]:
+    return first_hits([r.cube for r in table.rules], region, budget)
 
 
-def invariant_breaches(table: Table) -> list[Diagnostic]:
+def invariant_breaches(table: Table, budget: Budget) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
     found: list[Diagnostic] = []
     for inv in table.invariants:
         if is_empty(inv.if_region):
             continue
         reported: set[int] = set()
-        for reg, ri in _decided(table, inv.if_region):
+        for reg, ri in _decided(table, inv.if_region, budget):
             if ri is None or ri in reported:
                 continue
             rule = table.rules[ri]
@@ -136,19 +155,19 @@ def invariant_breaches(table: Table) -> list[Diagnostic]:
             reported.add(ri)
             found.append(error(
                 "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': it decides "
-                f"'{rule.then}' with {what}" + (f" ({inv.why})" if inv.why else ""),
+                f"'{rule.then}' with {what}" + (f" ({' '.join(inv.why.split())})" if inv.why else ""),
                 rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
                 help=f"see the invariant at line {inv.span.line}; narrow the rule or fix the invariant"))
     return found
 
 
-def failing_cases(table: Table) -> list[Diagnostic]:
+def failing_cases(table: Table, budget: Budget) -> list[Diagnostic]:
     """A case holds when every input it describes is decided as expected."""
     found: list[Diagnostic] = []
     for case in table.cases:
         if is_empty(case.region):
             continue
-        for reg, ri in _decided(table, case.region):
+        for reg, ri in _decided(table, case.region, budget):
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
@@ -191,15 +210,18 @@ def lint_cells(table: Table) -> list[Diagnostic]:
             continue
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
-        values = ", ".join(format_value(v) for v in inp.values_of(unnamed))
-        absorbers = [r.id for r in table.rules
+        left_out = inp.values_of(unnamed)
+        values = ", ".join(format_value(v) for v in left_out[:SHOWN_VALUES])
+        if len(left_out) > SHOWN_VALUES:
+            values += f" and {len(left_out) - SHOWN_VALUES:,} more"
+        absorbers = [r.index for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = warning if inp.wildcard else error
         found.append(report(
             "unnamed-value", f"no rule names {values} of input '{inp.name}'; "
-            + (f"only wildcards in {', '.join(repr(a) for a in absorbers)} decide it" if absorbers
+            + (f"only wildcards in {rule_list(table, absorbers)} decide it" if absorbers
                else "nothing decides it"),
-            inp.span, rules=tuple(absorbers),
+            inp.span, rules=tuple(table.rules[a].id for a in absorbers[:SHOWN_RULES]),
             help="name the value in the rule that should decide it"
             + ("" if inp.wildcard else ", or set 'wildcard: true' on the input to allow wildcards")))
     return found

@@ -9,6 +9,10 @@ from .diagnostics import Diagnostic, error, format_value
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
 
+#: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
+MAX_CELLS = 1_000_000
+
+
 def build_table(doc: Document) -> tuple[Table | None, list[Diagnostic]]:
     """Resolve a schema-valid document into a `Table`, or say every reason it cannot be."""
     b = _TableBuilder(doc)
@@ -24,8 +28,14 @@ class _TableBuilder:
     def fail(self, code: str, message: str, path: tuple, help: str | None = None) -> None:
         self.diagnostics.append(error(code, message, self.doc.span(path), help=help))
 
-    def build(self) -> Table:
+    def build(self) -> Table | None:
         d = self.doc.data
+        rows = len(d["rules"]) + len(d.get("cases", [])) + 2 * len(d.get("invariants", []))
+        if len(d["inputs"]) * rows > MAX_CELLS:
+            self.fail("analysis-budget", f"the table has {len(d['inputs']):,} inputs and {rows:,} rules, cases and "
+                      f"invariant conditions: {len(d['inputs']) * rows:,} cells, more than the {MAX_CELLS:,} swapool "
+                      "checks", ("rules",), help="split the table; a decision table is a few dozen rows")
+            return None
         inputs = tuple(self.input(name, spec) for name, spec in d["inputs"].items())
         self.by_name = {i.name: i for i in inputs}
         self.inputs = inputs
@@ -44,7 +54,7 @@ class _TableBuilder:
         invariants = tuple(self.invariant(i, v) for i, v in enumerate(d.get("invariants", [])))
         return Table(self.doc.file, self.doc.digest, d["format"], d["decision"], HitPolicy(d["hit_policy"]), inputs,
                      self.output, rules, cases, invariants, d.get("description"),
-                     self.doc.key_span(("rules",)))
+                     self.doc.key_span(("rules",)), self.doc.span(("decision",)))
 
     def check_unique(self, values: tuple, path: tuple, what: str) -> None:
         seen: set = set()
@@ -55,6 +65,11 @@ class _TableBuilder:
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
         path = ("inputs", name)
+        if name == OUTPUT:
+            self.diagnostics.append(error(
+                "reserved-name", f"an input cannot be named '{OUTPUT}': invariant conditions use that key for "
+                "the decision's output", self.doc.key_span(path), expected="another name", got=name,
+                help="rename the input"))
         if "type" in spec:
             values: tuple = (False, True)
         else:

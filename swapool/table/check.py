@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Callable, Mapping
 
 from .analysis import analyse
 from .build import build_table
@@ -14,6 +15,10 @@ from .enums import EnumPolicy, check_enum_bindings
 from .model import Table
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
+
+
+#: Checks a decision kind adds to the generic ones: decision name -> table -> findings.
+Contracts = Mapping[str, Callable[[Table], list[Diagnostic]]]
 
 
 @dataclass(frozen=True)
@@ -31,34 +36,39 @@ class Checked:
         return self.table is not None and not any(d.is_error for d in self.diagnostics)
 
 
-def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy()) -> Checked:
-    """Schema first (a table that does not match the format is not analysed), then semantics."""
+def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
+    """Schema first (a table that does not match the format is not analysed), then semantics,
+    then the contract of the decision the table names (when the caller knows it)."""
     found = check_schema(doc)
     table = diagram = None
     if not found:
         table, found = build_table(doc)
     if table is not None:
-        diagram = Diagram(table)
         found = analyse(table) + check_enum_bindings(table, enums)
+        contract = contracts.get(table.decision)
+        if contract is not None and not any(d.code == "analysis-budget" for d in found):
+            found += contract(table)
+        if not any(d.is_error for d in found):
+            diagram = Diagram(table)
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), doc.digest, diagram)
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,
-                enums: EnumPolicy = EnumPolicy()) -> Checked:
+                enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
     """Parse and check one table's text. `digest` is `digest_of(raw)` when the caller has it."""
     raw = raw.encode("utf-8") if isinstance(raw, str) else raw
     digest = digest or digest_of(raw)
     doc, found = parse_document(raw, file, digest)
     if doc is None:
         return Checked(file, None, tuple(found), digest)
-    return check_document(doc, enums=enums)
+    return check_document(doc, enums=enums, contracts=contracts)
 
 
 def check_path(path: str | os.PathLike, *, display: str | None = None,
-               enums: EnumPolicy = EnumPolicy()) -> Checked:
+               enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
     """Read and check one table file; an unreadable file is a Checked with an `io` error."""
     shown = display if display is not None else str(path)
     raw, found = read_bytes(path, shown)
     if raw is None:
         return Checked(shown, None, tuple(found))
-    return check_bytes(raw, shown, enums=enums)
+    return check_bytes(raw, shown, enums=enums, contracts=contracts)

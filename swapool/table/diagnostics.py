@@ -37,14 +37,19 @@ CODES: dict[str, str] = {
     "unreachable-rule": "under hit_policy first, a rule that earlier rules hide everywhere",
     "redundant-rule": "under hit_policy first, a rule whose removal changes no decision",
     "invariant": "an input the table decides against one of its invariants",
+    "analysis-budget": "the analysis needed more steps than its budget allows (the table is checked no further)",
     "case-failed": "a golden case whose expected output differs from the table's decision",
     "empty-cell": "a cell whose value set is empty, so its rule can never match",
     "full-domain-cell": "a cell that lists the whole domain; write '-' instead",
     "unnamed-value": "an enumeration value that no rule names, decided only through '-' or 'not' cells",
     "unused-input": "an input that no rule names: the decision never depends on it",
     "enum-import": "an input's enum binding cannot be imported",
+    "enum-not-allowed": "an input's enum binding names a module outside the allowed prefixes, so it is not imported",
     "enum-missing-member": "an enum member that is not in the input's values",
     "enum-extra-value": "a value in the input's values that is not a member of its enum",
+    "decision-kind": "the table does not have the shape its decision needs (swa_kv_pool: its facts and pools)",
+    "unsafe-pool": "a swa_kv_pool rule that answers a pool where that pool did not pass the SWA check",
+    "reserved-name": "an input named like a key the format reserves ('output')",
 }
 
 

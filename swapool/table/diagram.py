@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .model import Table
-from .partition import Branch, Leaf, Node, bits, split
+from .partition import Branch, Budget, Leaf, Node, bits, split
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ class MissingFact(LookupError):
 class Diagram:
     """The first-hit decision diagram of a table. A gap (only in invalid tables) answers None."""
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Table, budget: Budget | None = None):
         self.table = table
-        root = split([r.cube for r in table.rules], table.full_region, first_only=True)
+        root = split([r.cube for r in table.rules], table.full_region, budget=budget)
         self.root = self._convert(root, {})
 
     def _convert(self, node: Node, memo: dict[int, Any]) -> "Ask | Decision | None":

@@ -1,23 +1,65 @@
-"""Drift between an input's values and the engine enum it is bound to (`enum: module:Class`)."""
+"""Drift between an input's values and the engine enum it is bound to (`enum: module:Class`).
+
+A table is data, so a binding may name only a module under an allowed prefix (by default
+the engine's package, `sglang`; set by the caller, never by the table). The import runs
+without the working directory on `sys.path`, with its output captured and discarded,
+and any exception it raises (`SystemExit` included) becomes a note.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import importlib
 import importlib.util
+import io
+import os
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from .diagnostics import Diagnostic, error, format_value, note, warning
 from .model import Input, Table
 
+#: Packages whose enums a binding may import unless the caller says otherwise.
+DEFAULT_ENUM_MODULES: tuple[str, ...] = ("sglang",)
+#: Comma-separated prefixes that replace the default (for the CLI and load_policy).
+ENV_ENUM_MODULES = "SWAPOOL_ENUM_MODULES"
+
 
 @dataclass(frozen=True)
 class EnumPolicy:
-    """Whether bound enums are imported to check drift (part of a load's cache key)."""
+    """Whether bound enums are imported to check drift, and from which module prefixes
+    (part of a load's cache key)."""
 
     do_import: bool = True
+    allowed: tuple[str, ...] = DEFAULT_ENUM_MODULES
+
+    def allows(self, module: str) -> bool:
+        return module != "__main__" and any(module == p or module.startswith(p + ".") for p in self.allowed)
+
+
+def enum_modules_from_env() -> tuple[str, ...]:
+    """The allowed prefixes: $SWAPOOL_ENUM_MODULES when set, else the default."""
+    raw = os.environ.get(ENV_ENUM_MODULES)
+    if raw is None:
+        return DEFAULT_ENUM_MODULES
+    return tuple(p.strip() for p in raw.split(",") if p.strip())
+
+
+@contextlib.contextmanager
+def _quarantine() -> Iterator[None]:
+    """No working directory on sys.path, and whatever the import prints kept out of ours."""
+    cwd = os.getcwd()
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != cwd]
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        sys.path[:] = saved
 
 
 def import_enum(binding: str) -> Any:
@@ -34,9 +76,20 @@ def bound_members(binding: str) -> tuple[str, ...] | str:
     """The member names of `binding`, or why they cannot be had (imported once per process:
     a failed third-party import can leave half-initialised modules behind)."""
     try:
-        return member_names(import_enum(binding))
-    except Exception as exc:  # any import-time failure of a third-party module
+        with _quarantine():
+            return member_names(import_enum(binding))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # any import-time failure, SystemExit included
         return f"{type(exc).__name__}: {exc}"
+
+
+def _installed(top: str) -> bool:
+    try:
+        with _quarantine():
+            return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def member_names(enum_class: Any) -> tuple[str, ...]:
@@ -51,8 +104,16 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
     for inp in table.inputs:
         if not inp.enum or not policy.do_import:
             continue
-        top = inp.enum.split(":")[0].split(".")[0]
-        if importlib.util.find_spec(top) is None:
+        module = inp.enum.split(":")[0]
+        top = module.split(".")[0]
+        if not policy.allows(module):
+            found.append(warning(
+                "enum-not-allowed", f"input '{inp.name}' is bound to {inp.enum}, but swapool imports enums "
+                f"only from {', '.join(policy.allowed) or '(no module)'}; drift is not checked", inp.span,
+                help=f"bind to the engine's own enum, or allow the module with ${ENV_ENUM_MODULES} "
+                     "(or --enum-module) after reviewing it: importing a module runs its code"))
+            continue
+        if not _installed(top):
             found.append(note("enum-import", f"input '{inp.name}' is bound to {inp.enum}, but '{top}' is "
                                  "not installed here; drift from its members is not checked", inp.span,
                                  help="install the engine in this environment to check the binding"))

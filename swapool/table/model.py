@@ -128,6 +128,7 @@ class Table:
     invariants: tuple[Invariant, ...] = ()
     description: str | None = None
     rules_span: Span | None = None  # the `rules:` key, where a missing rule belongs
+    decision_span: Span | None = None
 
     @property
     def input_names(self) -> tuple[str, ...]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .analysis import analyse
 from .cells import form_for, make_cell
-from .diagnostics import format_value
+from .diagnostics import Diagnostic, format_value
 from .emit import rule_data
 from .model import CellForm, Rule, Table
 
@@ -95,12 +95,14 @@ def mutants(table: Table) -> Iterator[Mutant]:
                 yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", dataclasses.replace(table, cases=cases))
 
 
-def run_mutations(table: Table) -> MutationReport:
-    """Analyse every mutant of a valid table; a mutant is killed when it has an error."""
+def run_mutations(table: Table, contract: Callable[[Table], list[Diagnostic]] | None = None) -> MutationReport:
+    """Analyse every mutant of a valid table (and check the contract of its decision, when
+    given); a mutant is killed when it has an error."""
     survivors = []
     total = 0
     for m in mutants(table):
         total += 1
-        if not any(d.is_error for d in analyse(m.table)):
+        found = analyse(m.table) + (contract(m.table) if contract else [])
+        if not any(d.is_error for d in found):
             survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None))
     return MutationReport(total, total - len(survivors), tuple(survivors))

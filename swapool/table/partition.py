@@ -1,31 +1,61 @@
-"""Stage 4, the one engine: split a region of the input space into pieces matched by the same rules.
+"""Stage 4, the one engine: split the input space over rule cubes into a decision DAG.
 
-Rules are cubes (one bitmask per input). The split reads one input at a time, in
-table order, over the rules still alive, and groups that input's values by which of
-those rules contain them; it never enumerates the Cartesian product. Levels where no
-alive rule cares are skipped, so the result is also the lazy decision diagram the
-runtime walks. Identical sub-problems are shared (memoised on level and alive rules).
+Rules are cubes (one bitmask per input). A split reads one input at a time, in table
+order, over the rules still alive, and groups that input's values by which of those
+rules contain them; it never enumerates the Cartesian product. Each DAG node is keyed
+by its level and the alive rules that can still matter, and identical sub-problems are
+shared. What "can still matter" is what keeps the DAG small: a split that answers the
+first `keep` matching rules drops every rule after the `keep`-th rule that already
+covers the rest of the region (a rule that settles the answer), so chains of rules that
+each add one condition (rule i: x_i = true, then a catch-all) give O(n * keep) nodes
+instead of 2^n. Every node and every reported pair is paid from an explicit `Budget`.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Sequence, Union
 
 Cube = tuple[int, ...]
 
+#: Work one analysis may do before it stops with `BudgetExceeded`: each DAG node costs
+#: one step per rule alive at it and per rule it hands to a child (what building it
+#: reads and keeps in memory), each reported pair of overlapping rules one step.
+DEFAULT_BUDGET = 2_000_000
+
+
+class BudgetExceeded(Exception):
+    """The analysis needed more nodes than its budget (the caller turns this into a finding)."""
+
+    def __init__(self, limit: int, what: str):
+        super().__init__(f"{what}: more than {limit:,} steps")
+        self.limit = limit
+        self.what = what
+
+
+@dataclass
+class Budget:
+    limit: int = DEFAULT_BUDGET
+    used: int = 0
+
+    def spend(self, amount: int = 1, what: str = "splitting the input space") -> None:
+        self.used += amount
+        if self.used > self.limit:
+            raise BudgetExceeded(self.limit, what)
+
 
 @dataclass(frozen=True, eq=False)
 class Leaf:
-    """Every point below matches exactly `matched` (rule indices, table order)."""
+    """Every point below has `matched` as its first matching rules (indices, table order)."""
 
     matched: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
 class Branch:
-    """Read input `level`; `arms` pairs a value mask with the sub-tree for those values."""
+    """Read input `level`; `arms` pairs a value mask with the sub-DAG for those values."""
 
     level: int
     arms: tuple[tuple[int, "Node"], ...]
@@ -34,77 +64,193 @@ class Branch:
 Node = Union[Leaf, Branch]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=4096)
 def bits(mask: int) -> tuple[int, ...]:
     """Indices of the set bits of `mask`, lowest first."""
     out = []
-    i = 0
     while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return tuple(out)
 
 
-def split(cubes: Sequence[Cube], region: Cube, *, first_only: bool = False) -> Node:
-    """The decision tree of `cubes` over `region`.
-
-    Exact mode: each leaf lists every rule that matches its whole piece (what gaps,
-    overlaps and redundancy need). `first_only`: a leaf is made as soon as the first
-    alive rule covers the rest of the piece (what a first-hit decision needs: smaller,
-    and it reads the fewest inputs).
-    """
-    n = len(region)
-    alive0 = tuple(r for r, c in enumerate(cubes) if all(c[j] & region[j] for j in range(n)))
-    # full_from[r]: the lowest level from which rule r covers the region on every input.
-    full_from = []
+def _full_from(cubes: Sequence[Cube], region: Cube) -> list[int]:
+    """For each rule, the lowest level from which it covers the region on every input."""
+    out = []
     for c in cubes:
-        level = n
+        level = len(region)
         while level > 0 and c[level - 1] & region[level - 1] == region[level - 1]:
             level -= 1
-        full_from.append(level)
-    memo: dict[tuple[int, tuple[int, ...]], Node] = {}
-    gap = Leaf(())
-
-    def node(level: int, alive: tuple[int, ...]) -> Node:
-        if not alive:
-            return gap
-        key = (level, alive)
-        hit = memo.get(key)
-        if hit is not None:
-            return hit
-        if first_only:
-            done = full_from[alive[0]] <= level
-        else:
-            done = all(full_from[r] <= level for r in alive)
-        if done:
-            result: Node = Leaf(alive[:1] if first_only else alive)
-        else:
-            while all(cubes[r][level] & region[level] == region[level] for r in alive):
-                level += 1
-            reg = region[level]
-            buckets: dict[int, list[int]] = {v: [] for v in bits(reg)}
-            for r in alive:
-                m = cubes[r][level] & reg
-                for v in bits(m):
-                    buckets[v].append(r)
-            groups: dict[tuple[int, ...], int] = {}
-            for v, members in buckets.items():
-                t = tuple(members)
-                groups[t] = groups.get(t, 0) | (1 << v)
-            result = Branch(level, tuple((mask, node(level + 1, members)) for members, mask in groups.items()))
-        memo[key] = result
-        return result
-
-    return node(0, alive0)
+        out.append(level)
+    return out
 
 
-def pieces(root: Node, region: Cube) -> Iterator[tuple[Cube, Leaf]]:
-    """Every leaf with the cube it covers (a partition of `region`)."""
+#: Up to this many values, values are bucketed one by one; above it (an input with
+#: thousands of values), value sets are refined rule by rule as masks.
+_BUCKET_LIMIT = 64
+
+
+def _refine(cubes: Sequence[Cube], alive: Sequence[int], level: int, reg: int) -> dict[tuple[int, ...], int]:
+    """Group the values of `reg` by which alive rules contain them: members -> value mask."""
+    values = bits(reg) if reg < 1 << _BUCKET_LIMIT else None
+    if values is not None:
+        buckets: dict[int, list[int]] = {v: [] for v in values}
+        for r in alive:
+            for v in bits(cubes[r][level] & reg):
+                buckets[v].append(r)
+        out: dict[tuple[int, ...], int] = {}
+        for v, holding in buckets.items():
+            key = tuple(holding)
+            out[key] = out.get(key, 0) | 1 << v
+        return out
+    groups: dict[tuple[int, ...], int] = {(): reg}
+    for r in alive:
+        m = cubes[r][level] & reg
+        if not m:
+            continue
+        nxt: dict[tuple[int, ...], int] = {}
+        for members, mask in groups.items():
+            inside, outside = mask & m, mask & ~m
+            if inside:
+                nxt[members + (r,)] = inside
+            if outside:
+                nxt[members] = outside
+        groups = nxt
+    return groups
+
+
+_Key = tuple[int, tuple[int, ...]]  # (level, rules alive there)
+
+
+class _FirstHitBuilder:
+    """Builds first-hit DAG nodes into one shared memo. With `seconds` set, it also records,
+    for every place a rule becomes the first hit, the key of the DAG that decides there
+    when that rule is removed (what `needed_rules` asks), without building it yet."""
+
+    def __init__(self, cubes: Sequence[Cube], region: Cube, budget: Budget, keep: int = 1):
+        self.cubes, self.region, self.budget, self.keep = cubes, region, budget, keep
+        self.full_from = _full_from(cubes, region)
+        self.memo: dict[_Key, Node] = {}
+        self.seconds: set[tuple[int, "_Key | Leaf"]] | None = None
+
+    def key_of(self, level: int, alive: tuple[int, ...], record: bool = True) -> "_Key | Leaf":
+        """The memo key of a node: rules after the `keep`-th one that covers the rest of the
+        region (settles) can never be among the first `keep` hits, so they are dropped."""
+        settled = 0
+        for k, r in enumerate(alive):
+            if self.full_from[r] <= level:
+                if k == 0 and record and self.seconds is not None:
+                    self.seconds.add((r, self.key_of(level, alive[1:], record=False)))
+                settled += 1
+                if settled == self.keep:
+                    alive = alive[: k + 1]
+                    break
+        return (level, alive) if alive else _GAP
+
+    def root(self) -> "_Key | Leaf":
+        n = len(self.region)
+        return self.key_of(0, tuple(r for r, c in enumerate(self.cubes)
+                                    if all(c[j] & self.region[j] for j in range(n))))
+
+    def build(self, root: "_Key | Leaf") -> Node:
+        """The node of `root`, building what the memo lacks with an explicit stack (a
+        table with thousands of inputs cannot overflow Python's recursion limit)."""
+        if isinstance(root, Leaf):
+            return root
+        cubes, region, full_from, memo, budget = self.cubes, self.region, self.full_from, self.memo, self.budget
+        plans: dict[_Key, tuple[int, list[tuple[int, _Key | Leaf]]]] = {}
+        stack: list[_Key] = [root]
+        while stack:
+            key = stack[-1]
+            if key in memo:
+                stack.pop()
+                continue
+            plan = plans.get(key)
+            if plan is None:
+                level, alive = key
+                budget.spend(len(alive))
+                if full_from[alive[0]] <= level:
+                    memo[key] = Leaf(alive[:1])
+                    stack.pop()
+                    continue
+                while all(cubes[r][level] & region[level] == region[level] for r in alive):
+                    level += 1
+                groups = _refine(cubes, alive, level, region[level])
+                budget.spend(sum(map(len, groups)))
+                arms = [(mask, self.key_of(level + 1, members)) for members, mask in groups.items()]
+                plans[key] = (level, arms)
+                stack.extend(c for _, c in arms if not isinstance(c, Leaf) and c not in memo)
+                continue
+            level, arms = plan
+            memo[key] = Branch(level, tuple((mask, c if isinstance(c, Leaf) else memo[c]) for mask, c in arms))
+            del plans[key]
+            stack.pop()
+        return memo[root]
+
+
+_GAP = Leaf(())
+
+
+def split(cubes: Sequence[Cube], region: Cube, *, budget: Budget | None = None) -> Node:
+    """The first-hit DAG of `cubes` over `region`: each leaf names the first matching rule
+    of every point below it, or none (a gap)."""
+    builder = _FirstHitBuilder(cubes, region, budget or Budget())
+    return builder.build(builder.root())
+
+
+def needed_rules(cubes: Sequence[Cube], outputs: Sequence[str], region: Cube,
+                 budget: Budget | None = None) -> tuple[Node, frozenset[int]]:
+    """The first-hit DAG and the rules whose removal changes some decision: where rule a
+    is the first hit, the first hit among the rules alive after it must decide another
+    output (or nothing). Those "after" DAGs share the memo of the first one, so a chain
+    (rule i: x_i, then a catch-all) costs O(n^2) steps, not the O(n^3) of tracking the
+    first two hits per node."""
+    builder = _FirstHitBuilder(cubes, region, budget or Budget(), keep=2)
+    builder.seconds = set()
+    root = builder.build(builder.root())
+    pending, builder.seconds = builder.seconds, None
+    below: dict[int, frozenset[str | None]] = {}
+
+    def outputs_below(node: Node) -> frozenset[str | None]:
+        for nd in _postorder(node):
+            if id(nd) in below:
+                continue
+            if isinstance(nd, Leaf):
+                below[id(nd)] = frozenset([outputs[nd.matched[0]] if nd.matched else None])
+            else:
+                below[id(nd)] = frozenset().union(*(below[id(child)] for _, child in nd.arms))
+        return below[id(node)]
+
+    needed = {a for a, rest in pending if outputs_below(builder.build(rest)) != {outputs[a]}}
+    return root, frozenset(needed)
+
+
+def reachable(root: Node) -> Iterator[Node]:
+    """Every node of the DAG once (no path is expanded)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        nd = stack.pop()
+        if id(nd) in seen:
+            continue
+        seen.add(id(nd))
+        yield nd
+        if isinstance(nd, Branch):
+            stack.extend(child for _, child in nd.arms)
+
+
+def pieces(root: Node, region: Cube, budget: Budget | None = None,
+           wanted: "set[int] | None" = None) -> Iterator[tuple[Cube, Leaf]]:
+    """Every leaf with the cube it covers (a partition of `region`); with `wanted`, only
+    the paths into nodes whose id is in it."""
+    budget = budget or Budget()
     stack: list[tuple[Node, Cube]] = [(root, region)]
     while stack:
         nd, reg = stack.pop()
+        if wanted is not None and id(nd) not in wanted:
+            continue
+        budget.spend(what="listing the pieces of the input space")
         if isinstance(nd, Leaf):
             yield reg, nd
             continue
@@ -112,32 +258,124 @@ def pieces(root: Node, region: Cube) -> Iterator[tuple[Cube, Leaf]]:
             stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
-def first_hits(cubes: Sequence[Cube], region: Cube) -> Iterator[tuple[Cube, int | None]]:
+def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None
+               ) -> Iterator[tuple[Cube, int | None]]:
     """First-hit decisions over `region`: (piece, index of the first matching rule, or None
     where no rule matches)."""
-    for reg, leaf in pieces(split(cubes, region, first_only=True), region):
+    budget = budget or Budget()
+    for reg, leaf in pieces(split(cubes, region, budget=budget), region, budget):
         yield reg, (leaf.matched[0] if leaf.matched else None)
 
 
+def gap_regions(root: Node, region: Cube, budget: Budget) -> list[Cube]:
+    """The pieces no rule matches, expanding only the paths that lead to one."""
+    has_gap: dict[int, bool] = {}
+    for nd in _postorder(root):
+        if isinstance(nd, Leaf):
+            has_gap[id(nd)] = not nd.matched
+        else:
+            has_gap[id(nd)] = any(has_gap[id(child)] for _, child in nd.arms)
+    wanted = {k for k, v in has_gap.items() if v}
+    return [reg for reg, leaf in pieces(root, region, budget, wanted) if not leaf.matched]
+
+
+def _postorder(root: Node, done: "set[int] | None" = None) -> Iterator[Node]:
+    """Children before parents, each node once."""
+    done = set() if done is None else done
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        nd, expanded = stack.pop()
+        if id(nd) in done:
+            continue
+        if expanded or isinstance(nd, Leaf):
+            done.add(id(nd))
+            yield nd
+            continue
+        stack.append((nd, True))
+        stack.extend((child, False) for _, child in nd.arms if id(child) not in done)
+
+
+@dataclass(frozen=True)
+class Overlaps:
+    """For each rule, how many earlier rules decide some input with it, and the first few."""
+
+    earliest: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    count: dict[int, int] = field(default_factory=dict)
+
+
+def overlaps(cubes: Sequence[Cube], region: Cube, budget: Budget, show: int = 8) -> Overlaps:
+    """Every pair of rules that share a point of `region`, as counts and the `show`
+    earliest partners per later rule. Rules with identical cubes are one class: a class
+    overlaps itself, and the search runs over one representative per class, so 2,000
+    copies of a rule cost 2,000 steps, not 2,000,000."""
+    n = len(region)
+    classes: dict[Cube, list[int]] = {}
+    for r, c in enumerate(cubes):
+        if all(c[j] & region[j] for j in range(n)):
+            classes.setdefault(tuple(c), []).append(r)
+    reps = tuple(members[0] for members in classes.values())
+    members_of = {members[0]: members for members in classes.values()}
+    full_from = _full_from(cubes, region)
+    pairs: set[tuple[int, int]] = set()
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    stack: list[tuple[int, tuple[int, ...]]] = [(0, reps)]
+    while stack:
+        level, alive = stack.pop()
+        settled = [r for r in alive if full_from[r] <= level]
+        if settled:
+            budget.spend(len(settled) * len(alive), "pairing overlapping rules")
+            for s in settled:
+                pairs.update((min(s, a), max(s, a)) for a in alive if a != s)
+            alive = tuple(r for r in alive if full_from[r] > level)
+        if len(alive) < 2 or (level, alive) in seen:
+            continue
+        seen.add((level, alive))
+        budget.spend(len(alive), "pairing overlapping rules")
+        while all(cubes[r][level] & region[level] == region[level] for r in alive):
+            level += 1
+        groups = _refine(cubes, alive, level, region[level])
+        budget.spend(sum(map(len, groups)), "pairing overlapping rules")
+        for members in groups:
+            if len(members) >= 2:
+                stack.append((level + 1, members))
+    partners: dict[int, list[int]] = {rep: [rep] for rep in reps}
+    for a, b in pairs:
+        partners[a].append(b)
+        partners[b].append(a)
+    result = Overlaps()
+    for rep in reps:
+        for b in members_of[rep]:
+            earlier: list[int] = []
+            total = 0
+            for other in partners[rep]:
+                group = members_of[other]
+                below = bisect.bisect_left(group, b)
+                total += below
+                earlier.extend(group[:min(below, show)])
+            if total:
+                result.count[b] = total
+                result.earliest[b] = tuple(sorted(earlier)[:show])
+    return result
+
+
 def merge_regions(regions: list[Cube]) -> list[Cube]:
-    """Join cubes that differ on one input only, until none do (maximal-ish regions)."""
+    """Join disjoint cubes that differ on one input only, until none do (maximal-ish regions).
+    One pass per input buckets the cubes by their other inputs, so it is linear per pass."""
     regions = list(dict.fromkeys(regions))
+    if not regions:
+        return regions
+    n = len(regions[0])
     changed = True
     while changed and len(regions) > 1:
         changed = False
-        out: list[Cube] = []
-        for reg in regions:
-            for i, other in enumerate(out):
-                diff = [j for j in range(len(reg)) if reg[j] != other[j]]
-                if len(diff) <= 1:
-                    if diff:
-                        j = diff[0]
-                        out[i] = other[:j] + (other[j] | reg[j],) + other[j + 1:]
-                    changed = True
-                    break
-            else:
-                out.append(reg)
-        regions = out
+        for j in range(n):
+            merged: dict[Cube, int] = {}
+            for reg in regions:
+                rest = reg[:j] + reg[j + 1:]
+                merged[rest] = merged.get(rest, 0) | reg[j]
+            if len(merged) < len(regions):
+                changed = True
+                regions = [rest[:j] + (mask,) + rest[j:] for rest, mask in merged.items()]
     return regions
 
 

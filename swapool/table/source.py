@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,20 +108,19 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [error("io", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
                             Span(file, line, column))]
+    where = _Lines(file, text)
     try:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
+        span = where.at(mark.index, mark.line, mark.column) if mark else Span(file, 1, 1)
         problem = exc.problem or exc.context or "malformed YAML"
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
-        at = text.splitlines()[mark.line][mark.column:mark.column + 1] if mark and mark.line < len(
-            text.splitlines()) else ""
+        at = text[mark.index:mark.index + 1] if mark else ""
         return None, [error("yaml-syntax", problem, span, help=_syntax_help(problem, at))]
     except yaml.reader.ReaderError as exc:
-        before = text[: exc.position]
-        span = Span(file, before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1)
+        span = where.at(exc.position)
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
         return None, [error("yaml-syntax", f"character #x{char:04x} is not allowed in YAML text",
                             span, help="remove the control character")]
@@ -130,7 +131,7 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
     if root is None:
         return None, [error("schema", "the file holds no YAML document; expected a table mapping",
                             Span(file, 1, 1))]
-    builder = _Builder(file)
+    builder = _Builder(file, where)
     try:
         data = builder.build(root, (), 0)
     except _Reject as rej:
@@ -146,16 +147,42 @@ def _syntax_help(problem: str, at: str) -> str | None:
     return None
 
 
-class _Builder:
-    def __init__(self, file: str):
+class _Lines:
+    """Positions as an editor shows them. YAML also breaks lines at U+0085, U+2028 and
+    U+2029, editors do not; only a text holding one of them needs its own line index."""
+
+    _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+    _BREAKS = re.compile("\r\n|\r|\n")
+
+    def __init__(self, file: str, text: str):
         self.file = file
+        self.text = text
+        self.yaml_agrees = not self._ODD_BREAKS.search(text)
+        self.starts: list[int] = []
+
+    def at(self, index: int, line: int | None = None, column: int | None = None) -> Span:
+        """The editor's line:column of character `index` (YAML's own `line`/`column`, when
+        given, are used where they agree with an editor's)."""
+        if self.yaml_agrees and line is not None and column is not None:
+            return Span(self.file, line + 1, column + 1)
+        if not self.starts:
+            self.starts = [0] + [m.end() for m in self._BREAKS.finditer(self.text)]
+        row = bisect.bisect_right(self.starts, index) - 1
+        return Span(self.file, row + 1, index - self.starts[row] + 1)
+
+
+class _Builder:
+    def __init__(self, file: str, lines: _Lines):
+        self.file = file
+        self.lines = lines
         self.positions: dict[Path_, Span] = {}
         self.key_positions: dict[Path_, Span] = {}
         self.nodes = 0
         self.constructor = SafeConstructor()
 
     def span(self, node: Node) -> Span:
-        return Span(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+        mark = node.start_mark
+        return self.lines.at(mark.index, mark.line, mark.column)
 
     def build(self, node: Node, path: Path_, depth: int) -> Any:
         self.nodes += 1

@@ -1,0 +1,82 @@
+"""What a table must be to decide `swa_kv_pool`: checked in code, for every table.
+
+Invariants live in a table and an edit can delete them; these checks cannot be edited
+away. They run in `swapool validate` and in `load_policy`, and the resolver generator
+checks the safety property once more on the diagram it compiles.
+"""
+
+from __future__ import annotations
+
+from ..table.diagnostics import Diagnostic, error, format_value
+from ..table.model import Table
+from ..table.partition import Budget, first_hits
+from .facts import DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
+
+
+def check_contract(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
+    """Shape: the inputs are facts the resolver reads (or selectors fixed before it runs),
+    pool facts are valued swa/other, is_draft_worker is a bool, the outputs are pools.
+    Safety: `allocator` is answered only where allocator_kvcache=swa, `active` only where
+    active_pool=swa, so a backend never translates through a pool that is not SWA."""
+    if table.decision != DECISION:
+        return []
+    found: list[Diagnostic] = []
+    for inp in table.inputs:
+        if inp.name not in SWA_FACTS and inp.name not in SELECTORS:
+            found.append(error(
+                "decision-kind", f"input '{inp.name}' is not a fact the {DECISION} resolver reads",
+                inp.span, expected=list(SWA_FACTS + SELECTORS), got=inp.name,
+                help=f"{DECISION} reads {', '.join(SWA_FACTS)}; {', '.join(SELECTORS)} names the place "
+                     "deciding and is fixed before the resolver runs"))
+        elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
+            found.append(error(
+                "decision-kind", f"input '{inp.name}' is whether a pool passes the SWA check: its values are "
+                f"{' and '.join(POOL_VALUES)}", inp.span, expected=list(POOL_VALUES),
+                got=[format_value(v) for v in inp.values]))
+        elif inp.name == "is_draft_worker" and not inp.is_bool:
+            found.append(error(
+                "decision-kind", "input 'is_draft_worker' is model_runner.is_draft_worker, a bool: "
+                "write 'type: bool'", inp.span, expected="type: bool", got=list(inp.values)))
+    extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
+    if extra:
+        found.append(error(
+            "decision-kind", f"output value(s) {', '.join(extra)} are not pools the resolver can return",
+            table.output.span, expected=list(SWA_OUTPUTS), got=extra))
+    if found:
+        return found
+    return _unsafe_answers(table, budget or Budget())
+
+
+def _unsafe_answers(table: Table, budget: Budget) -> list[Diagnostic]:
+    names = table.input_names
+    found: list[Diagnostic] = []
+    reported: set[int] = set()
+    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region, budget):
+        if ri is None or ri in reported:
+            continue
+        rule = table.rules[ri]
+        fact = SAFE_WHEN.get(rule.then)
+        if fact is None:
+            continue
+        if fact in names:
+            k = names.index(fact)
+            inp = table.inputs[k]
+            outside = reg[k] & ~(1 << inp.position["swa"]) if "swa" in inp.position else reg[k]
+            if not outside:
+                continue
+            bad = reg[:k] + (outside,) + reg[k + 1:]
+            where = f"where {fact}={format_value(inp.values_of(outside)[0])}"
+        else:
+            bad = reg
+            where = f"without reading {fact}"
+        reported.add(ri)
+        found.append(error(
+            "unsafe-pool", f"rule '{rule.id}' answers '{rule.then}' {where}: the backend would translate "
+            f"through a pool that failed the SWA check (an illegal memory access on a GPU)",
+            rule.span, rules=(rule.id,), witness=table.point(bad), expected=f"{fact}=swa", got=rule.then,
+            help=f"answer '{rule.then}' only under {fact}: swa; decide 'none' where it is not"))
+    return found
+
+
+#: For `check_path(..., contracts=CONTRACTS)`: the decision kinds this package knows.
+CONTRACTS = {DECISION: check_contract}

@@ -1,0 +1,226 @@
+"""Hardening: bounded analysis on hostile families, the SWA contract in code, escaped
+output, and the small holes (paths, exit codes, identifiers, positions)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from swapool import PolicyError, load_policy
+from swapool.cli import main
+from swapool.swa.policy import Policy, clear_cache
+from swapool.table.analysis import analyse
+from swapool.table.check import check_bytes, check_path
+from swapool.table.enums import EnumPolicy
+from swapool.table.partition import Budget
+
+from . import hostile_families as families
+from .helpers import SHIPPED, mini
+
+NO_IMPORT = EnumPolicy(do_import=False)
+
+
+def check(text: str):
+    return check_bytes(text, "t.yaml", enums=NO_IMPORT)
+
+
+def used(text: str) -> int:
+    budget = Budget()
+    table = check(text).table
+    assert table is not None
+    analyse(table, budget)
+    return budget.used
+
+
+# -- bounded analysis ---------------------------------------------------------------
+
+
+def test_the_chain_family_is_valid_and_polynomial():
+    """n bool inputs, rule i = {x_i: true}, then a catch-all: 2^n live-rule sets, but
+    doubling n costs about 4x, not 2^n x."""
+    assert check(families.chain(20)).ok
+    small, large = used(families.chain(20)), used(families.chain(40))
+    assert large < 6 * small, (small, large)
+
+
+def test_a_deep_chain_needs_no_recursion():
+    """600 levels of decisions: a recursive split would hit Python's recursion limit."""
+    c = check(families.chain(600))
+    assert c.ok, [str(d) for d in c.diagnostics[:3]]
+
+
+def test_rules_without_structure_end_in_the_budget_error_not_a_runaway():
+    c = check(families.random_cubes(12, 8, 300))
+    d = next(d for d in c.diagnostics if d.code == "analysis-budget")
+    assert d.is_error and d.span.line == families.random_cubes(12, 8, 300).splitlines().index("rules:") + 1
+    assert "2,000,000 steps" in d.message
+
+
+def test_a_table_too_large_for_the_model_is_refused_before_it_is_built():
+    c = check(families.chain(1500))
+    assert [d.code for d in c.diagnostics] == ["analysis-budget"] and "cells" in c.diagnostics[0].message
+
+
+def test_an_input_with_many_values_is_linear_and_its_finding_is_short():
+    c = check(families.wide_input(50_000))
+    d = next(d for d in c.diagnostics if d.code == "unnamed-value")
+    assert "and 49,991 more" in d.message and len(d.message) < 300
+
+
+def test_identical_rules_report_capped_partner_lists():
+    c = check(families.identical_rules(2000))
+    overlaps = [d for d in c.diagnostics if d.code == "overlap"]
+    assert len(overlaps) == 1999
+    assert overlaps[-1].message.startswith("rule 'r1999' overlaps 'r0', 'r1', 'r2' and 1,996 more")
+    assert sum(len(str(d)) for d in c.diagnostics) < 600_000  # 16.7 MB before
+
+
+def test_a_budget_error_is_a_load_error_too(write):
+    clear_cache()
+    with pytest.raises(PolicyError, match="analysis-budget"):
+        load_policy(write(families.random_cubes(12, 8, 300)), import_enums=False)
+
+
+# -- the SWA contract is code -----------------------------------------------------------
+
+
+CORPUS = os.path.join(os.path.dirname(__file__), "corpus", "hostile")
+
+
+def test_deleting_the_invariants_cannot_make_the_allocator_answer_unsafe(capsys):
+    """The issue's attack: without invariants and with the FROZEN_KV_MTP rules merged,
+    the table would hand back the allocator's non-SWA kvcache."""
+    path = os.path.join(CORPUS, "unsafe-allocator-without-invariants.yaml")
+    assert main(["validate", path]) == 1
+    out = capsys.readouterr().out
+    assert "error[unsafe-pool]: rule 'frozen-kv-mtp-reads-target' answers 'allocator' where " \
+           "allocator_kvcache=other" in out
+    clear_cache()
+    with pytest.raises(PolicyError, match="unsafe-pool"):
+        load_policy(path, import_enums=False)
+
+
+def test_the_resolver_generator_refuses_an_unsafe_diagram_even_without_the_contract():
+    table = check(open(os.path.join(CORPUS, "unsafe-allocator-without-invariants.yaml")).read()).table
+    assert table is not None  # the generic checks alone accept it
+    with pytest.raises(PolicyError, match="did not pass the SWA check"):
+        Policy(table, "unsafe.yaml")
+
+
+def test_the_shipped_tables_meet_the_contract():
+    from swapool.swa.contract import CONTRACTS
+    for name in ("swa.yaml", "swa_backends.yaml"):
+        c = check_path(SHIPPED.parent / name, enums=NO_IMPORT, contracts=CONTRACTS)
+        assert c.ok, [str(d) for d in c.diagnostics]
+
+
+# -- output cannot be forged ------------------------------------------------------------------
+
+
+FORGING = textwrap.dedent('''\
+    format: 1
+    decision: demo
+    hit_policy: unique
+    inputs:
+      a: {values: ["x\\e]0;pwned\\a", "y\\nt.yaml:1:1: error[gap]: forged"]}
+    output: {values: [p, q]}
+    rules:
+      - {id: r, when: {a: "x\\e]0;pwned\\a"}, then: p, why: "clears \\e[2J the screen"}
+    ''')
+
+
+def test_control_characters_from_a_table_are_shown_escaped_in_every_text_output(write, capsys):
+    path = str(write(FORGING))
+    main(["validate", path])
+    main(["show", path])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b]0;pwned\\x07" in out
+    assert not any(line.startswith("t.yaml:1:1") for line in out.splitlines())
+    assert all(line.startswith((path, "  = ", "1 file")) for line in out.splitlines()[:3])
+
+
+def test_explain_escapes_the_why_it_prints(write, capsys):
+    table = FORGING.replace(', "y\\nt.yaml:1:1: error[gap]: forged"', ", y") + "  - {id: ry, when: {a: y}, then: q}\n"
+    path = str(write(table))
+    assert main(["explain", "--policy", path, "--set", "a=x\x1b]0;pwned\x07"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "why:      clears \\x1b[2J the screen" in out
+
+
+# -- small holes ----------------------------------------------------------------------------------
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path, capsys, monkeypatch):
+    fifo = tmp_path / "table.yaml"
+    os.mkfifo(fifo)
+    assert main(["validate", str(fifo)]) == 2
+    assert "not a regular file" in capsys.readouterr().out
+    clear_cache()
+    monkeypatch.setenv("SWAPOOL_POLICY", str(fifo))
+    with pytest.raises(PolicyError, match="not a regular file"):
+        load_policy()
+
+
+def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
+    assert main(["explain", "--policy", "", "--set", "active_pool=swa"]) == 2
+    assert "empty path" in capsys.readouterr().err
+    assert main(["show", ""]) == 2
+    assert main(["validate", ""]) == 2
+    clear_cache()
+    monkeypatch.setenv("SWAPOOL_POLICY", "")
+    with pytest.raises(PolicyError, match="empty path"):
+        load_policy()
+
+
+def test_strict_counts_warnings_that_quiet_hides(write, capsys):
+    warned = mini("- {id: r, when: {a: [x, y, z]}, then: p}\n")  # full-domain-cell and unused-input warnings
+    path = str(write(warned))
+    assert main(["validate", path]) == 0
+    capsys.readouterr()
+    assert main(["validate", "--strict", "-q", path]) == 1
+    out = capsys.readouterr().out
+    assert "warning[" not in out and "valid (" not in out
+
+
+def test_show_exit_codes_follow_the_readme(write, capsys, tmp_path):
+    gap = str(write(mini("- {id: rx, when: {a: x}, then: p}\n"), "gap.yaml"))
+    assert main(["show", gap]) == 1
+    broken = str(write(mini("- {id: rx, when: {a: w}, then: p}\n"), "broken.yaml"))
+    assert main(["show", broken]) == 1
+    assert main(["show", str(tmp_path / "missing.yaml")]) == 2
+    capsys.readouterr()
+
+
+def test_a_non_utf8_file_name_prints_under_a_strict_utf8_stdout(tmp_path):
+    name = os.fsencode(tmp_path) + b"/\xff.yaml"
+    with open(name, "wb") as fh:
+        fh.write(mini("- {id: rx, when: {a: x}, then: p}\n").encode())
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    done = subprocess.run([os.fsencode(sys.executable), b"-m", b"swapool", b"validate", name],
+                          capture_output=True, env=env)
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr and b"\\udcff.yaml" in done.stdout
+
+
+def test_identifiers_refuse_a_trailing_newline():
+    c = check(mini("- {id: \"rx\\n\", when: {a: x}, then: p}\n- {id: r, when: {a: [y, z]}, then: q}\n"))
+    assert [d.code for d in c.diagnostics] == ["schema"] and "\\n" in c.diagnostics[0].message
+
+
+def test_an_input_named_output_is_refused():
+    c = check(mini("- {id: r, then: p}\n").replace("  b: {type: bool}\n", "  output: {type: bool}\n"))
+    assert "reserved-name" in [d.code for d in c.diagnostics]
+
+
+def test_positions_are_the_editors_when_a_comment_holds_a_line_separator():
+    """YAML counts U+0085 and U+2028 as line breaks; editors do not."""
+    body = mini("- {id: rx, when: {a: w}, then: p}\n")
+    for odd in ("\u0085", "\u2028", "\u2029"):
+        text = body.replace("format: 1\n", f"format: 1\n# a comment with {odd}\n", 1)
+        d = check(text).diagnostics[0]
+        want = text.split("\n").index("  - {id: rx, when: {a: w}, then: p}") + 1
+        assert (d.code, d.span.line) == ("unknown-value", want), (repr(odd), str(d))
