@@ -41,3 +41,12 @@ def random_cubes(inputs: int, values: int, rules: int, seed: int = 0) -> str:
         body.append(f"  - {{id: r{r}, when: {{{cells}}}, then: p}}\n")
     return (f"format: 1\ndecision: noise\nhit_policy: first\ninputs:\n{ins}output: {{values: [p, q]}}\n"
             f"rules:\n{''.join(body)}  - {{id: rest, then: q}}\n")
+
+
+def guarded_chain(n: int) -> str:
+    """Rule i decides when x_i is true and y is a; a catch-all decides the rest. The alive
+    rule sets are all 2^n subsets, but rules whose remaining cells are equal decide alike."""
+    inputs = "".join(f"  x{i}: {{type: bool}}\n" for i in range(n)) + "  y: {values: [a, b], wildcard: true}\n"
+    rules = "".join(f"  - {{id: r{i}, when: {{x{i}: true, y: a}}, then: p}}\n" for i in range(n))
+    return (f"format: 1\ndecision: guarded\nhit_policy: first\ninputs:\n{inputs}"
+            f"output: {{values: [p, q]}}\nrules:\n{rules}  - {{id: rest, then: q}}\n")

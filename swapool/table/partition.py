@@ -133,20 +133,37 @@ class _FirstHitBuilder:
         self.full_from = _full_from(cubes, region)
         self.memo: dict[_Key, Node] = {}
         self.seconds: set[tuple[int, "_Key | Leaf"]] | None = None
+        # suffix[r][level]: an id shared by the rules whose cells from `level` on are equal
+        n = len(region)
+        ids: dict[tuple[int, int], int] = {}
+        self.suffix = []
+        for c in cubes:
+            row = [0] * (n + 1)
+            for level in range(n - 1, -1, -1):
+                row[level] = ids.setdefault((c[level] & region[level], row[level + 1]), len(ids) + 1)
+            self.suffix.append(row)
 
     def key_of(self, level: int, alive: tuple[int, ...], record: bool = True) -> "_Key | Leaf":
-        """The memo key of a node: rules after the `keep`-th one that covers the rest of the
-        region (settles) can never be among the first `keep` hits, so they are dropped."""
+        """The memo key of a node: the alive rules that can still be among the first `keep`
+        hits below. Dropped: rules after the `keep`-th one that covers the rest of the
+        region (settles), and rules whose remaining cells equal those of `keep` earlier
+        rules (rule i = {x_i: true, y: a} for many i: only the first ones can decide)."""
         settled = 0
+        copies: dict[int, int] = {}
+        kept = []
         for k, r in enumerate(alive):
+            sid = self.suffix[r][level]
+            if copies.get(sid, 0) >= self.keep:
+                continue
+            copies[sid] = copies.get(sid, 0) + 1
+            kept.append(r)
             if self.full_from[r] <= level:
-                if k == 0 and record and self.seconds is not None:
-                    self.seconds.add((r, self.key_of(level, alive[1:], record=False)))
+                if not settled and len(kept) == 1 and record and self.seconds is not None:
+                    self.seconds.add((r, self.key_of(level, alive[k + 1:], record=False)))
                 settled += 1
                 if settled == self.keep:
-                    alive = alive[: k + 1]
                     break
-        return (level, alive) if alive else _GAP
+        return (level, tuple(kept)) if kept else _GAP
 
     def root(self) -> "_Key | Leaf":
         n = len(self.region)
