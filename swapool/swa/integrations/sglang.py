@@ -1,18 +1,32 @@
-"""Drop-in for sglang's per-backend `_resolve_swa_kv_pool(model_runner)`, driven by the table.
+"""sglang integration: the table replaces each backend's `_resolve_swa_kv_pool(model_runner)`.
 
 sglang's backends do not agree on the SWA pool type check: trtllm_mha and aiter check the
-concrete `SWAKVPool`, flashinfer the `BaseSWAKVPool` base. Each installed resolver keeps
-its backend's own check; the decision itself comes from the loaded policy. Importing this
-module does not import sglang; using it without sglang raises `SGLangUnavailable`.
+concrete `SWAKVPool`, flashinfer the `BaseSWAKVPool` base. Each replaced resolver keeps
+its backend's own check; the decision itself comes from the loaded policy.
+
+Two ways in: `plugin()` is the entry point sglang's `load_plugins()` runs in every process
+(`pip install swapool` is all a user does), registering REPLACE hooks with sglang's own
+`HookRegistry`; `install()`/`uninstall()` patch the classes directly for programs that do
+not run `load_plugins()`. Importing this module does not import sglang; using it without
+sglang raises `SGLangUnavailable`.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from ...table.decider import PolicyError
 from ..policy import Policy, load_policy
+
+log = logging.getLogger("swapool")
+
+#: Set to 0/off/false/no to keep the plugin from hooking anything (sglang's own
+#: SGLANG_PLUGINS allow-list works too).
+ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
 
 _POOLS = "sglang.srt.mem_cache"
 
@@ -121,3 +135,52 @@ def uninstall() -> list[str]:
 
 def installed() -> list[str]:
     return list(_originals)
+
+
+def _refusing(error: PolicyError, backend: str) -> Callable[[Any], Any]:
+    def _resolve_swa_kv_pool(model_runner: Any) -> Any:
+        raise PolicyError(f"swapool refuses to build the {backend} attention backend: the SWA pool policy "
+                          f"did not load ({error.args[0].splitlines()[0]})", error.diagnostics)
+    _resolve_swa_kv_pool.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool (policy failed to load)"
+    return _resolve_swa_kv_pool
+
+
+def plugin() -> list[str]:
+    """Entry point of group `sglang.srt.plugins`: register a REPLACE hook on the resolver of
+    every backend whose module imports here. sglang logs and swallows a plugin's exception,
+    so a table that does not load never raises here: each hook then raises `PolicyError`
+    (with every diagnostic) when the backend is built, and the server does not start. No
+    fallback to sglang's own code. Returns the backends hooked."""
+    if os.environ.get(ENV_PLUGIN, "").strip().lower() in ("0", "off", "false", "no"):
+        log.info("swapool: sglang plugin disabled by %s", ENV_PLUGIN)
+        return []
+    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+
+    try:
+        policy: Policy | None = load_policy()
+        failure: PolicyError | None = None
+    except PolicyError as exc:
+        policy, failure = None, exc
+    hooked = []
+    for name, b in BACKENDS.items():
+        try:
+            importlib.import_module(b.module)
+        except Exception:  # aiter needs ROCm, and so on: only backends that import are hooked
+            continue
+        if failure is not None:
+            hook = _refusing(failure, name)
+        else:
+            try:
+                hook = make_resolver(name, policy=policy)
+            except (PolicyError, SGLangUnavailable) as exc:
+                hook = _refusing(exc if isinstance(exc, PolicyError) else PolicyError(str(exc)), name)
+        HookRegistry.register(f"{b.module}.{b.cls}.{_ATTR}", hook, HookType.REPLACE)
+        hooked.append(name)
+    if failure is not None:
+        log.error("swapool: the SWA pool policy did not load; %s will refuse to start:\n%s",
+                  ", ".join(hooked) or "no backend", failure)
+    else:
+        assert policy is not None
+        log.info("swapool: sglang plugin: policy %s (sha256:%s, %d rules) replaces _resolve_swa_kv_pool of %s",
+                 policy.path, policy.digest[:12], len(policy.table.rules), ", ".join(hooked) or "no backend")
+    return hooked

@@ -1,0 +1,104 @@
+"""Run in a fresh process (sglang's plugin loading is once per process): load sglang's
+plugins as a server would, then report what the backends' resolvers are and do, as JSON.
+
+    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import sys
+from unittest.mock import MagicMock
+
+import torch
+
+_lib = torch.library.Library("torchvision", "DEF")  # see scripts/sglang_probe.py
+_lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+_lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+
+from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend  # noqa: E402
+from sglang.srt.layers.attention.trtllm_mha_backend import TRTLLMHAAttnBackend  # noqa: E402
+from sglang.srt.mem_cache.base_swa_memory_pool import BaseSWAKVPool  # noqa: E402
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool  # noqa: E402
+from sglang.srt.plugins import load_plugins  # noqa: E402
+from sglang.srt.speculative.spec_info import SpeculativeAlgorithm  # noqa: E402
+
+BACKENDS = {"trtllm_mha": (TRTLLMHAAttnBackend, SWAKVPool), "flashinfer": (FlashInferAttnBackend, BaseSWAKVPool)}
+
+
+def runner(active, draft, algorithm, allocator):
+    mr = MagicMock()
+    mr.token_to_kv_pool = MagicMock(spec=active)
+    mr.is_draft_worker = draft
+    mr.spec_algorithm = algorithm
+    mr.token_to_kv_pool_allocator.get_kvcache.return_value = MagicMock(spec=allocator)
+    return mr
+
+
+def hooked() -> dict:
+    import swapool
+    policy = swapool.load_policy(import_enums=False)
+    out = {"resolvers": {}, "disagreements": [], "checked": 0}
+    for name, (cls, check) in BACKENDS.items():
+        fn = cls.__dict__["_resolve_swa_kv_pool"].__func__
+        out["resolvers"][name] = fn.__code__.co_filename
+        for active, draft, alg, alloc in itertools.product((SWAKVPool, BaseSWAKVPool, object), (False, True),
+                                                          list(SpeculativeAlgorithm), (SWAKVPool, BaseSWAKVPool, object)):
+            mr = runner(active, draft, alg, alloc)
+            facts = {"active_pool": "swa" if issubclass(active, check) else "other", "is_draft_worker": draft,
+                     "spec_algorithm": alg, "allocator_kvcache": "swa" if issubclass(alloc, check) else "other"}
+            want = {"active": mr.token_to_kv_pool, "none": None,
+                    "allocator": mr.token_to_kv_pool_allocator.get_kvcache.return_value}[policy.decide(**facts).output]
+            if cls._resolve_swa_kv_pool(mr) is not want:
+                out["disagreements"].append([name, active.__name__, draft, alg.name, alloc.__name__])
+            out["checked"] += 1
+    return out
+
+
+def regression_failures(resolve, swa_pool, plain_pool) -> list[str]:
+    """The six cases of sglang's fix "Fix SWA pool resolution for EAGLE draft workers"
+    (DESIGN.md section 1), as sglang's own unit test for the resolver checks them, in our words:
+    (active pool, draft?, algorithm, allocator's kvcache) -> which pool comes back."""
+    A = SpeculativeAlgorithm
+    cases = [((swa_pool, False, A.NONE, swa_pool), "active"),
+             ((plain_pool, False, A.NONE, swa_pool), "allocator"),
+             ((plain_pool, False, A.NONE, plain_pool), "none"),
+             ((plain_pool, True, A.EAGLE, swa_pool), "none"),
+             ((plain_pool, True, A.FROZEN_KV_MTP, swa_pool), "allocator"),
+             ((plain_pool, False, A.EAGLE, swa_pool), "allocator")]
+    failures = []
+    for facts, want in cases:
+        mr = runner(*facts)
+        got = resolve(mr)
+        mr.token_to_kv_pool_allocator.get_kvcache.reset_mock()
+        pools = {"active": mr.token_to_kv_pool, "allocator": mr.token_to_kv_pool_allocator.get_kvcache.return_value,
+                 "none": None}
+        if got is not pools[want]:
+            failures.append(f"{facts[0].__name__}, draft={facts[1]}, {facts[2].name}, {facts[3].__name__}: "
+                            f"expected {want}")
+    return failures
+
+
+def regression() -> dict:
+    return {name: regression_failures(cls._resolve_swa_kv_pool, SWAKVPool, object)
+            for name, (cls, _) in BACKENDS.items()}
+
+
+def construct() -> dict:
+    """Build each backend from a stand-in model runner: the resolver runs in __init__."""
+    out = {}
+    for name, (cls, _) in BACKENDS.items():
+        try:
+            cls(MagicMock())
+            out[name] = "built"
+        except Exception as exc:  # report whatever stopped it
+            out[name] = f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
+    return out
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    load_plugins()
+    print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression}[sys.argv[1]]()))
