@@ -1,7 +1,7 @@
 """Run in a fresh process (sglang's plugin loading is once per process): load sglang's
 plugins as a server would, then report what the backends' resolvers are and do, as JSON.
 
-    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression
+    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard
 """
 
 from __future__ import annotations
@@ -86,6 +86,36 @@ def regression() -> dict:
             for name, (cls, _) in BACKENDS.items()}
 
 
+def guard() -> dict:
+    """Build the real TritonAttnBackend (its SWA decision is inline in __init__) over a grid
+    of model runners; the plugin's AFTER hook compares it with the table of places. The
+    runtime-config getters it reads are stand-ins: there is no server here."""
+    import sglang.srt.layers.attention.triton_backend as tb
+    config = MagicMock(speculative_num_draft_tokens=1, speculative_eagle_topk=1, attn_dcp_size=1, attn_dcp_rank=0)
+    for getter in ("get_exec", "get_spec", "get_parallel", "get_schedule"):
+        setattr(tb, getter, lambda: config)
+    out = {}
+    A = SpeculativeAlgorithm
+    for active, draft, alg, alloc in itertools.product((SWAKVPool, object), (False, True),
+                                                      (A.NONE, A.EAGLE, A.FROZEN_KV_MTP), (SWAKVPool, object)):
+        mr = runner(active, draft, alg, alloc)
+        mr.req_to_token_pool.size = 4
+        mr.model_config.is_encoder_decoder = False
+        mr.model_config.context_len = 64
+        mr.model_config.num_attention_heads = 4
+        mr.model_config.get_num_kv_heads.return_value = 1
+        mr.model_config.head_dim = mr.model_config.v_head_dim = 8
+        mr.model_config.attention_arch = None
+        mr.sliding_window_size, mr.device, mr.page_size, mr.dtype = 16, "cpu", 1, torch.float16
+        key = f"{active.__name__}, draft={draft}, {alg.name}, {alloc.__name__}"
+        try:
+            backend = tb.TritonAttnBackend(mr)
+            out[key] = f"built: use_sliding_window_kv_pool={backend.use_sliding_window_kv_pool}"
+        except Exception as exc:
+            out[key] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
 def construct() -> dict:
     """Build each backend from a stand-in model runner: the resolver runs in __init__."""
     out = {}
@@ -101,4 +131,5 @@ def construct() -> dict:
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     load_plugins()
-    print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression}[sys.argv[1]]()))
+    print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression,
+                      "guard": guard}[sys.argv[1]]()))

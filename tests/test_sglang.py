@@ -298,3 +298,56 @@ def test_the_plugin_can_be_turned_off():
     for env in ({"SWAPOOL_SGLANG_PLUGIN": "off"}, {"SGLANG_PLUGINS": "someone_else"}):
         result, _ = probe("hooked", **env)
         assert not any(path.endswith("hook_registry.py") for path in result["resolvers"].values()), env
+
+
+def drifted_places(tmp_path) -> str:
+    """The places table, but describing triton as reading the allocator like flashinfer:
+    what the table would say had sglang's triton code changed (or been misdescribed)."""
+    text = (SHIPPED.parent / "swa_backends.yaml").read_text()
+    text = text.replace("{backend: [triton, flash_attention], active_pool: other}",
+                        "{backend: [flash_attention], active_pool: other}")
+    text = text.replace("backend: [trtllm_mha, flashinfer, aiter]", "backend: [trtllm_mha, flashinfer, aiter, triton]")
+    text = text.replace("[trtllm_mha, flashinfer, aiter], active_pool", "[trtllm_mha, flashinfer, aiter, triton], active_pool")
+    text = "\n".join(line for line in text.splitlines() if "backend: triton" not in line) + "\n"
+    path = tmp_path / "places.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_guard_lets_the_real_triton_backend_start_when_code_and_table_agree():
+    result, log = probe("guard")
+    assert len(result) == 24 and all(v.startswith("built") for v in result.values()), result
+    assert "start-up guard on triton" in log
+
+
+def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(tmp_path):
+    places = drifted_places(tmp_path)
+    result, _ = probe("guard", SWAPOOL_PLACES_POLICY=places)
+    refused = {k: v for k, v in result.items() if not v.startswith("built")}
+    assert set(refused) == {f"object, draft={d}, {a}, SWAKVPool" for d, a in
+                            [(False, "NONE"), (False, "EAGLE"), (False, "FROZEN_KV_MTP"), (True, "FROZEN_KV_MTP")]}
+    message = refused["object, draft=False, NONE, SWAKVPool"]
+    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton backend")
+    assert "decided 'none' (use_sliding_window_kv_pool=False)" in message
+    assert f"says 'allocator' by rule 'target-uses-allocator-swa' ({places}:" in message
+    warned, log = probe("guard", SWAPOOL_PLACES_POLICY=places, SWAPOOL_SGLANG_GUARD="warn")
+    assert all(v.startswith("built") for v in warned.values()) and "start-up guard" in log
+
+
+def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, tmp_path, monkeypatch):
+    """CPU twin of the guard: a stand-in backend object and model runner."""
+    shipped_places = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False)
+    drifted = load_policy(drifted_places(tmp_path), import_enums=False)
+    for facts, mr in runners(pool_classes=(SWAKVPool, PlainPool)):
+        code = types.SimpleNamespace(use_sliding_window_kv_pool=facts[0] == "SWAKVPool")
+        integration.guard_check("triton", code, mr, policy=shipped_places)
+        target_with_swa_allocator = facts[0] == "PlainPool" and facts[3] == "SWAKVPool" and (
+            not facts[1] or facts[2] == "FROZEN_KV_MTP")
+        if target_with_swa_allocator:
+            with pytest.raises(PolicyError, match="decided 'none'.*says 'allocator'"):
+                integration.guard_check("triton", code, mr, policy=drifted)
+            monkeypatch.setenv("SWAPOOL_SGLANG_GUARD", "warn")
+            integration.guard_check("triton", code, mr, policy=drifted)
+            monkeypatch.delenv("SWAPOOL_SGLANG_GUARD")
+        else:
+            integration.guard_check("triton", code, mr, policy=drifted)

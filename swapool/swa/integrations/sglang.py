@@ -27,6 +27,10 @@ log = logging.getLogger("swapool")
 #: Set to 0/off/false/no to keep the plugin from hooking anything (sglang's own
 #: SGLANG_PLUGINS allow-list works too).
 ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
+#: `warn`: a start-up guard that finds code and table disagreeing logs instead of refusing.
+ENV_GUARD = "SWAPOOL_SGLANG_GUARD"
+#: The table describing what each sglang place decides today (the guards' reference).
+ENV_PLACES = "SWAPOOL_PLACES_POLICY"
 
 _POOLS = "sglang.srt.mem_cache"
 
@@ -137,6 +141,70 @@ def installed() -> list[str]:
     return list(_originals)
 
 
+@dataclass(frozen=True)
+class Guarded:
+    """A place whose decision is inline in a constructor: where it lives, its pool check,
+    and how to read what the constructed object decided (True: translate through its own
+    pool, i.e. 'active'; False: 'none')."""
+
+    module: str
+    cls: str
+    pool_module: str
+    pool_cls: str
+    decided_attr: str
+
+
+GUARDED: dict[str, Guarded] = {
+    "triton": Guarded("sglang.srt.layers.attention.triton_backend", "TritonAttnBackend",
+                      f"{_POOLS}.swa_memory_pool", "SWAKVPool", "use_sliding_window_kv_pool"),
+}
+
+
+def places_policy() -> Policy:
+    """The table of what each place decides today: $SWAPOOL_PLACES_POLICY or the shipped
+    policies/swa_backends.yaml."""
+    from ...table.shipped import shipped
+
+    return load_policy(os.environ.get(ENV_PLACES) or shipped("policies/swa_backends.yaml"))
+
+
+def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy | None = None) -> None:
+    """Compare what `backend`'s constructor decided with the table's answer for the same
+    model runner; on disagreement raise `PolicyError` naming the place, the facts, the
+    table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn)."""
+    g = GUARDED[place]
+    types = (_import(g.pool_module, g.pool_cls),)
+    policy = (policy or places_policy()).restrict(backend=place)
+    facts = {
+        "active_pool": "swa" if isinstance(model_runner.token_to_kv_pool, types) else "other",
+        "is_draft_worker": getattr(model_runner, "is_draft_worker", False),
+        "spec_algorithm": model_runner.spec_algorithm,
+        "allocator_kvcache": "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(), types)
+        else "other",
+    }
+    explained = policy.explain(**{k: v for k, v in facts.items() if k in policy.table.input_names})
+    code = "active" if getattr(backend, g.decided_attr) else "none"
+    if code == explained.decision.output:
+        return
+    shown = ", ".join(f"{k}={getattr(v, 'name', v)}" for k, v in facts.items())
+    message = (f"swapool start-up guard: sglang's {place} backend ({g.module}.{g.cls}) decided '{code}' "
+               f"({g.decided_attr}={getattr(backend, g.decided_attr)!r}) for {shown}, but {policy.path} says "
+               f"'{explained.decision.output}' by rule '{explained.rule.id}' ({explained.rule.span}); the code "
+               "has drifted from the table (or the table from the code)")
+    if os.environ.get(ENV_GUARD, "").strip().lower() == "warn":
+        log.warning("%s", message)
+        return
+    raise PolicyError(message)
+
+
+def _guard_hook(place: str, policy: Policy) -> Callable[..., Any]:
+    def after_init(result: Any, backend: Any, model_runner: Any, *args: Any, **kwargs: Any) -> Any:
+        guard_check(place, backend, model_runner, policy=policy)
+        return result
+    after_init.__qualname__ = f"swapool.guard[{place}].__init__"
+    return after_init
+
+
 def _refusing(error: PolicyError, backend: str) -> Callable[[Any], Any]:
     def _resolve_swa_kv_pool(model_runner: Any) -> Any:
         raise PolicyError(f"swapool refuses to build the {backend} attention backend: the SWA pool policy "
@@ -176,11 +244,31 @@ def plugin() -> list[str]:
                 hook = _refusing(exc if isinstance(exc, PolicyError) else PolicyError(str(exc)), name)
         HookRegistry.register(f"{b.module}.{b.cls}.{_ATTR}", hook, HookType.REPLACE)
         hooked.append(name)
+    guarded = []
+    try:
+        places: Policy | None = places_policy() if failure is None else None
+    except PolicyError as exc:
+        places, failure = None, exc
+    for name, g in GUARDED.items():
+        try:
+            importlib.import_module(g.module)
+        except Exception:
+            continue
+        if places is not None:
+            HookRegistry.register(f"{g.module}.{g.cls}.__init__", _guard_hook(name, places), HookType.AFTER)
+        else:
+            assert failure is not None
+            refuse = _refusing(failure, name)
+            HookRegistry.register(f"{g.module}.{g.cls}.__init__",
+                                  lambda result, backend, model_runner, *a, _r=refuse, **k: _r(model_runner),
+                                  HookType.AFTER)
+        guarded.append(name)
     if failure is not None:
         log.error("swapool: the SWA pool policy did not load; %s will refuse to start:\n%s",
-                  ", ".join(hooked) or "no backend", failure)
+                  ", ".join(hooked + guarded) or "no backend", failure)
     else:
         assert policy is not None
-        log.info("swapool: sglang plugin: policy %s (sha256:%s, %d rules) replaces _resolve_swa_kv_pool of %s",
-                 policy.path, policy.digest[:12], len(policy.table.rules), ", ".join(hooked) or "no backend")
-    return hooked
+        log.info("swapool: sglang plugin: policy %s (sha256:%s, %d rules) replaces _resolve_swa_kv_pool of %s; "
+                 "start-up guard on %s", policy.path, policy.digest[:12], len(policy.table.rules),
+                 ", ".join(hooked) or "no backend", ", ".join(guarded) or "no place")
+    return hooked + [f"guard:{name}" for name in guarded]
