@@ -1,7 +1,7 @@
 """Run in a fresh process (sglang's plugin loading is once per process): load sglang's
 plugins as a server would, then report what the backends' resolvers are and do, as JSON.
 
-    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard
+    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard | frozen_view
 """
 
 from __future__ import annotations
@@ -86,27 +86,54 @@ def regression() -> dict:
             for name, (cls, _) in BACKENDS.items()}
 
 
+def _stub_runtime_config(tb) -> None:
+    config = MagicMock(speculative_num_draft_tokens=1, speculative_eagle_topk=1, attn_dcp_size=1, attn_dcp_rank=0)
+    for getter in ("get_exec", "get_spec", "get_parallel", "get_schedule"):
+        setattr(tb, getter, lambda: config)
+
+
+def _triton_runner(active, draft, alg, alloc):
+    mr = runner(active, draft, alg, alloc)
+    mr.req_to_token_pool.size = 4
+    mr.model_config.is_encoder_decoder = False
+    mr.model_config.context_len = 64
+    mr.model_config.num_attention_heads = 4
+    mr.model_config.get_num_kv_heads.return_value = 1
+    mr.model_config.head_dim = mr.model_config.v_head_dim = 8
+    mr.model_config.attention_arch = None
+    mr.sliding_window_size, mr.device, mr.page_size, mr.dtype = 16, "cpu", 1, torch.float16
+    return mr
+
+
+def frozen_view() -> dict:
+    """The FROZEN_KV_MTP topk > 1 draft backend (frozen_kv_mtp_worker_v2 builds a triton one
+    from the draft runner, whose own pool is a 64-token dummy) inside sglang's own
+    frozen_kv_target_view, which swaps in the target's pool."""
+    import sglang.srt.layers.attention.triton_backend as tb
+    from sglang.srt.speculative.frozen_kv_mtp_utils import frozen_kv_target_view
+    _stub_runtime_config(tb)
+    backend = tb.TritonAttnBackend(_triton_runner(object, True, SpeculativeAlgorithm.FROZEN_KV_MTP, SWAKVPool),
+                                   skip_prefill=True)
+    out = {"at_construction": {"pool_is_swa": isinstance(backend.token_to_kv_pool, SWAKVPool),
+                               "use_sliding_window_kv_pool": backend.use_sliding_window_kv_pool}}
+    context = MagicMock(target_token_to_kv_pool=MagicMock(spec=SWAKVPool))
+    with frozen_kv_target_view(MagicMock(), context, backend):
+        out["in_target_view"] = {"pool_is_swa": isinstance(backend.token_to_kv_pool, SWAKVPool),
+                                 "use_sliding_window_kv_pool": backend.use_sliding_window_kv_pool}
+    return out
+
+
 def guard() -> dict:
     """Build the real TritonAttnBackend (its SWA decision is inline in __init__) over a grid
     of model runners; the plugin's AFTER hook compares it with the table of places. The
     runtime-config getters it reads are stand-ins: there is no server here."""
     import sglang.srt.layers.attention.triton_backend as tb
-    config = MagicMock(speculative_num_draft_tokens=1, speculative_eagle_topk=1, attn_dcp_size=1, attn_dcp_rank=0)
-    for getter in ("get_exec", "get_spec", "get_parallel", "get_schedule"):
-        setattr(tb, getter, lambda: config)
+    _stub_runtime_config(tb)
     out = {}
     A = SpeculativeAlgorithm
     for active, draft, alg, alloc in itertools.product((SWAKVPool, object), (False, True),
                                                       (A.NONE, A.EAGLE, A.FROZEN_KV_MTP), (SWAKVPool, object)):
-        mr = runner(active, draft, alg, alloc)
-        mr.req_to_token_pool.size = 4
-        mr.model_config.is_encoder_decoder = False
-        mr.model_config.context_len = 64
-        mr.model_config.num_attention_heads = 4
-        mr.model_config.get_num_kv_heads.return_value = 1
-        mr.model_config.head_dim = mr.model_config.v_head_dim = 8
-        mr.model_config.attention_arch = None
-        mr.sliding_window_size, mr.device, mr.page_size, mr.dtype = 16, "cpu", 1, torch.float16
+        mr = _triton_runner(active, draft, alg, alloc)
         key = f"{active.__name__}, draft={draft}, {alg.name}, {alloc.__name__}"
         try:
             backend = tb.TritonAttnBackend(mr)
@@ -132,4 +159,4 @@ if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     load_plugins()
     print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression,
-                      "guard": guard}[sys.argv[1]]()))
+                      "guard": guard, "frozen_view": frozen_view}[sys.argv[1]]()))

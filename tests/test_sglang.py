@@ -351,3 +351,12 @@ def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, 
             monkeypatch.delenv("SWAPOOL_SGLANG_GUARD")
         else:
             integration.guard_check("triton", code, mr, policy=drifted)
+
+
+def test_frozen_kv_mtp_triton_draft_caches_a_pool_check_its_target_view_does_not_match():
+    """The issue's question, on the real classes: the topk > 1 FROZEN_KV_MTP draft backend
+    (triton, built from the draft runner's own dummy pool) keeps use_sliding_window_kv_pool
+    from construction, while sglang's frozen_kv_target_view swaps a SWA target pool in."""
+    result, _ = probe("frozen_view")
+    assert result == {"at_construction": {"pool_is_swa": False, "use_sliding_window_kv_pool": False},
+                      "in_target_view": {"pool_is_swa": True, "use_sliding_window_kv_pool": False}}
