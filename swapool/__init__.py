@@ -25,6 +25,8 @@ _EXPORTS = {
     "SWAKVPoolLike": "swapool.swa.facts",
     "Policy": "swapool.swa.policy",
     "load_policy": "swapool.swa.policy",
+    "check_file": "swapool.swa.policy",
+    "Checked": "swapool.table.check",
     "resolve_swa_kv_pool": "swapool.swa.policy",
 }
 
@@ -32,7 +34,8 @@ __all__ = sorted(_EXPORTS) + ["__version__"]
 
 if TYPE_CHECKING:
     from .swa.facts import DEFAULT_SWA_POOL_TYPES, SWAKVPoolLike
-    from .swa.policy import Policy, load_policy, resolve_swa_kv_pool
+    from .swa.policy import Policy, check_file, load_policy, resolve_swa_kv_pool
+    from .table.check import Checked
     from .table.decider import Decider, PolicyError
     from .table.diagnostics import Diagnostic, Severity, Span
     from .table.diagram import Decision

@@ -168,3 +168,34 @@ def test_show_lists_what_a_first_hit_rule_really_decides_and_gaps_last(capsys, w
     assert code == 1
     assert [(r["rule"], r["region"]) for r in rows] == [
         ("xt", "a=x, b=true"), ("xs", "a=x, b=false"), ("xs", "a=y"), (None, "a=z")]
+
+
+def test_check_file_returns_the_findings_as_values(write):
+    import swapool
+    ok = swapool.check_file(SHIPPED, import_enums=False)
+    assert ok.ok and ok.table is not None and ok.table.decision == "swa_kv_pool"
+    bad = swapool.check_file(write("format: 1\n"))
+    assert not bad.ok and bad.diagnostics[0].code == "schema" and bad.diagnostics[0].span.line == 1
+    assert "check_file" in swapool.__all__ and "Checked" in swapool.__all__
+
+
+def test_codes_explains_one_code_from_the_catalogue(capsys):
+    from swapool.table.codes import CATALOGUE
+    assert main(["codes", "unsafe-pool"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("unsafe-pool (error)") and CATALOGUE["unsafe-pool"].fix in out
+    assert main(["codes", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == len(CATALOGUE)
+    assert main(["codes", "gapp"]) == 2 and "did you mean 'gap'" in capsys.readouterr().err
+
+
+def test_the_package_is_typed_licensed_and_has_one_version():
+    import importlib.metadata
+    from pathlib import Path
+
+    import swapool
+    meta = importlib.metadata.metadata("swapool")
+    assert meta["Version"] == swapool.__version__
+    assert "Typing :: Typed" in meta.get_all("Classifier")
+    assert (Path(swapool.__file__).parent / "py.typed").is_file()
+    assert (Path(swapool.__file__).parent.parent / "LICENSE").read_text().lstrip().startswith("Apache License")

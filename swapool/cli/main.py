@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from .._version import __version__
-from ..table.diagnostics import CODES, Diagnostic, Severity, visible
+from ..table.diagnostics import Diagnostic, Severity, visible
 from ..table.shipped import schema_path
 from .render import render_json, render_text, summary_line
 
@@ -233,9 +233,26 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_codes(args: argparse.Namespace) -> int:
-    width = max(map(len, CODES))
-    for code, summary in CODES.items():
-        print(f"{code:<{width}}  {summary}")
+    import dataclasses
+    import difflib
+
+    from ..table.codes import CATALOGUE
+
+    if args.code is not None and args.code not in CATALOGUE:
+        near = difflib.get_close_matches(args.code, CATALOGUE, n=1)
+        _say(f"swapool codes: no code '{args.code}'" + (f"; did you mean '{near[0]}'?" if near else "")
+             + " ('swapool codes' lists them)", sys.stderr)
+        return EXIT_USAGE
+    chosen = [CATALOGUE[args.code]] if args.code else list(CATALOGUE.values())
+    if args.format == "json":
+        print(json.dumps([dataclasses.asdict(c) for c in chosen], indent=2))
+    elif args.code:
+        c = chosen[0]
+        print(f"{c.name} ({c.severity})\n  {c.summary}\n  example: {c.example}\n  fix:     {c.fix}")
+    else:
+        width = max(map(len, CATALOGUE))
+        for c in chosen:
+            print(f"{c.name:<{width}}  {c.summary}")
     return EXIT_OK
 
 
@@ -318,8 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Print schemas/swa-policy.schema.json to standard output.")
     s.set_defaults(func=cmd_schema)
 
-    c = sub.add_parser("codes", help="list every finding code with a one-line summary",
-                       description="List every diagnostic code swapool emits.")
+    c = sub.add_parser("codes", help="list every finding code, or explain one",
+                       description="List every diagnostic code swapool emits, or print one code's "
+                                   "meaning, severity, an example and the fix.",
+                       epilog="Example: swapool codes unsafe-pool")
+    c.add_argument("code", nargs="?", metavar="CODE", help="the code to explain")
+    c.add_argument("--format", choices=("text", "json"), default="text")
     c.set_defaults(func=cmd_codes)
     return parser
 

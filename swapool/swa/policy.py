@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..table.check import check_bytes
+from ..table.check import Checked, check_bytes, check_path
 from ..table.decider import Decider, PolicyError
 from ..table.diagnostics import Diagnostic, error
 from ..table.diagram import Diagram
@@ -139,6 +139,15 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
     log.info("swapool: loaded policy %s (sha256:%s, %d rules, decision %s)", shown, policy.digest[:12],
              len(policy.table.rules), policy.table.decision)
     return policy
+
+
+def check_file(path: str | os.PathLike, *, import_enums: bool = True,
+               enum_modules: Sequence[str] | None = None) -> Checked:
+    """Check one table file as `swapool validate` does, without raising: the findings come
+    back as values (`Checked.diagnostics`, sorted; `Checked.ok` is the verdict). The
+    decision kinds swapool knows (swa_kv_pool) are held to their contract."""
+    allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env()
+    return check_path(path, enums=EnumPolicy(import_enums, allowed), contracts=CONTRACTS)
 
 
 def default_policy() -> Policy:

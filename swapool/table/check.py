@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 from .analysis import analyse
@@ -19,6 +20,7 @@ from .source import Document, digest_of, parse_document, read_bytes
 
 #: Checks a decision kind adds to the generic ones: decision name -> table -> findings.
 Contracts = Mapping[str, Callable[[Table], list[Diagnostic]]]
+NO_CONTRACTS: Contracts = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Checked:
         return self.table is not None and not any(d.is_error for d in self.diagnostics)
 
 
-def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
+def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS) -> Checked:
     """Schema first (a table that does not match the format is not analysed), then semantics,
     then the contract of the decision the table names (when the caller knows it)."""
     found = check_schema(doc)
@@ -54,7 +56,7 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,
-                enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
+                enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS) -> Checked:
     """Parse and check one table's text. `digest` is `digest_of(raw)` when the caller has it."""
     raw = raw.encode("utf-8") if isinstance(raw, str) else raw
     digest = digest or digest_of(raw)
@@ -65,7 +67,7 @@ def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None 
 
 
 def check_path(path: str | os.PathLike, *, display: str | None = None,
-               enums: EnumPolicy = EnumPolicy(), contracts: Contracts = {}) -> Checked:
+               enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS) -> Checked:
     """Read and check one table file; an unreadable file is a Checked with an `io` error."""
     shown = display if display is not None else str(path)
     raw, found = read_bytes(path, shown)

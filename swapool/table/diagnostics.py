@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .codes import CATALOGUE
+
 
 class Severity(enum.Enum):
     ERROR = "error"
@@ -19,38 +21,8 @@ class Severity(enum.Enum):
 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
-#: Every code swapool can emit, with a one-line summary (used by --help, SARIF, README).
-CODES: dict[str, str] = {
-    "io": "the file cannot be read (missing, a directory, too large, not UTF-8)",
-    "yaml-syntax": "the file is not well-formed YAML",
-    "yaml-duplicate-key": "a mapping names the same key twice",
-    "yaml-tag": "a YAML tag or type that a table cannot hold (python objects, dates, merges)",
-    "yaml-alias-bomb": "aliases expand past the node limit",
-    "yaml-key-type": "a mapping key that is not a string",
-    "schema": "the document does not match the table format (schemas/swa-policy.schema.json)",
-    "unknown-input": "a rule, case or invariant names an input the table does not declare",
-    "unknown-value": "a cell or case names a value outside the input's or output's domain",
-    "duplicate-value": "an input or output lists the same value twice",
-    "duplicate-rule-id": "two rules share an id",
-    "gap": "an input combination that no rule decides",
-    "overlap": "under hit_policy unique, an input combination that two rules decide",
-    "unreachable-rule": "under hit_policy first, a rule that earlier rules hide everywhere",
-    "redundant-rule": "under hit_policy first, a rule whose removal changes no decision",
-    "invariant": "an input the table decides against one of its invariants",
-    "analysis-budget": "the analysis needed more steps than its budget allows (the table is checked no further)",
-    "case-failed": "a golden case whose expected output differs from the table's decision",
-    "empty-cell": "a cell whose value set is empty, so its rule can never match",
-    "full-domain-cell": "a cell that lists the whole domain; write '-' instead",
-    "unnamed-value": "an enumeration value that no rule names, decided only through '-' or 'not' cells",
-    "unused-input": "an input that no rule names: the decision never depends on it",
-    "enum-import": "an input's enum binding cannot be imported",
-    "enum-not-allowed": "an input's enum binding names a module outside the allowed prefixes, so it is not imported",
-    "enum-missing-member": "an enum member that is not in the input's values",
-    "enum-extra-value": "a value in the input's values that is not a member of its enum",
-    "decision-kind": "the table does not have the shape its decision needs (swa_kv_pool: its facts and pools)",
-    "unsafe-pool": "a swa_kv_pool rule that answers a pool where that pool did not pass the SWA check",
-    "reserved-name": "an input named like a key the format reserves ('output')",
-}
+#: Every code swapool can emit, with its one-line summary (the catalogue holds the rest).
+CODES: dict[str, str] = {name: code.summary for name, code in CATALOGUE.items()}
 
 
 @dataclass(frozen=True, order=True)
