@@ -199,3 +199,24 @@ def test_the_package_is_typed_licensed_and_has_one_version():
     assert "Typing :: Typed" in meta.get_all("Classifier")
     assert (Path(swapool.__file__).parent / "py.typed").is_file()
     assert (Path(swapool.__file__).parent.parent / "LICENSE").read_text().lstrip().startswith("Apache License")
+
+
+def test_validate_reads_standard_input_named_by_stdin_filename(monkeypatch, capsys):
+    import io
+    text = mini("- {id: rx, when: {a: x}, then: p}\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["validate", "--stdin-filename", "policies/edited.yaml", "-"]) == 1
+    out = capsys.readouterr().out
+    assert f"policies/edited.yaml:{line_of(text, 'rules:')}:1: error[gap]" in out
+
+
+def test_validate_walks_directories_for_yaml_files(tmp_path, capsys):
+    (tmp_path / "a.yaml").write_text(SHIPPED.read_text())
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.yml").write_text(mini("- {id: rx, when: {a: x}, then: p}\n"))
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "c.yaml").write_text("not: a table\n")
+    (tmp_path / "notes.txt").write_text("ignored\n")
+    assert main(["validate", "--no-enum-import", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "2 files checked" in out and "b.yml" in out and "c.yaml" not in out

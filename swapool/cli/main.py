@@ -42,7 +42,32 @@ def _check(args: argparse.Namespace, path: str) -> Any:
 
     allowed = tuple(args.enum_module) if getattr(args, "enum_module", None) else enum_modules_from_env()
     enums = EnumPolicy(do_import=not getattr(args, "no_enum_import", True), allowed=allowed)
+    if path == "-":  # standard input, named for locations by --stdin-filename
+        from ..table.check import Checked, check_bytes
+        from ..table.diagnostics import Span, error
+        from ..table.source import MAX_BYTES
+
+        name = getattr(args, "stdin_filename", None) or "<stdin>"
+        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return Checked(name, None, (error("io", f"{name} is larger than {MAX_BYTES} bytes", Span(name, 1, 1)),))
+        return check_bytes(raw, name, enums=enums, contracts=CONTRACTS)
     return check_path(path, display=path, enums=enums, contracts=CONTRACTS)
+
+
+def _table_files(paths: Sequence[str]) -> list[str]:
+    """The paths as given, with each directory replaced by its *.yaml and *.yml files
+    (sorted, recursively; hidden directories skipped). A directory without one stays, so
+    that checking it reports the problem."""
+    out: list[str] = []
+    for p in paths:
+        if p not in ("-", "") and Path(p).is_dir():
+            found = sorted(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1]))
+            out.extend(found or [p])
+        else:
+            out.append(p)
+    return out
 
 
 def _say(line: str, stream: TextIO | None = None) -> None:
@@ -82,7 +107,7 @@ def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    paths = args.paths or [_default_table()]
+    paths = _table_files(args.paths or [_default_table()])
     results = [_check(args, p) for p in paths]
     diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
     if any(d.code == "io" for d in diagnostics):
@@ -271,7 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "file:line:col: severity[code]: message.",
         epilog="Exit codes: 0 valid (warnings allowed), 1 findings, 2 a file could not be read. "
                "'swapool codes' lists every finding code.")
-    v.add_argument("paths", nargs="*", metavar="PATH", help=f"table files (default: {DEFAULT_TABLE})")
+    v.add_argument("paths", nargs="*", metavar="PATH",
+                   help=f"table files, directories (searched for *.yaml and *.yml) or - for standard input "
+                        f"(default: {DEFAULT_TABLE})")
+    v.add_argument("--stdin-filename", metavar="NAME", help="the name locations use for - (default: <stdin>)")
     v.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     v.add_argument("--strict", action="store_true", help="warnings fail the check too")
     v.add_argument("-q", "--quiet", action="store_true", help="print errors only")
