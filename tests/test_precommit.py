@@ -39,3 +39,33 @@ def test_hook_uses_a_python_environment_with_core_dependencies_only():
     tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert sorted(d.split(">")[0].split("=")[0] for d in deps) == ["jsonschema", "pyyaml"]
+
+
+def test_the_readme_snippet_runs_under_pre_commit_with_a_pinned_revision(tmp_path):
+    """pre-commit itself installs the hook from this repository at HEAD (as `rev:` pins
+    it) into its own environment, then passes a valid table and fails a broken one."""
+    pre_commit = pytest.importorskip("pre_commit", reason="pre-commit is in the [test] extra")
+    del pre_commit
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    repo = tmp_path / "engine"
+    (repo / "policies").mkdir(parents=True)
+    (repo / "policies" / "swa.yaml").write_text((ROOT / "policies" / "swa.yaml").read_text())
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT}\n    rev: {head.stdout.strip()}\n    hooks:\n      - id: swapool-validate\n")
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+           "HOME": str(tmp_path), "SWAPOOL_ENUM_MODULES": ""}
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    run = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
+    ok = subprocess.run(run, cwd=repo, capture_output=True, text=True, env=env, timeout=600)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "swapool validate" in ok.stdout and "Passed" in ok.stdout
+    (repo / "policies" / "swa.yaml").write_text(
+        (ROOT / "policies" / "swa.yaml").read_text().replace("spec_algorithm: FROZEN_KV_MTP, allocator_kvcache: other}",
+                                                              "spec_algorithm: FROZEN_KV_MTP, allocator_kvcache: swa}"))
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    bad = subprocess.run(run, cwd=repo, capture_output=True, text=True, env=env, timeout=600)
+    assert bad.returncode == 1 and "error[overlap]" in bad.stdout, bad.stdout + bad.stderr
