@@ -220,3 +220,27 @@ def test_validate_walks_directories_for_yaml_files(tmp_path, capsys):
     assert main(["validate", "--no-enum-import", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "2 files checked" in out and "b.yml" in out and "c.yaml" not in out
+
+
+def test_every_command_reads_tables_the_same_way(capsys):
+    """PATH positional (or -), and the same reading flags, on every command that reads a table."""
+    for command in ("validate", "explain", "diff", "show", "mutate"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        for flag in ("--no-enum-import", "--enum-module", "--stdin-filename"):
+            assert flag in text, (command, flag)
+    assert main(["explain", str(SHIPPED), "--set", "active_pool=swa"]) == 0
+    assert "decision: active" in capsys.readouterr().out
+    assert main(["explain", str(SHIPPED), "--policy", str(SHIPPED), "--set", "active_pool=swa"]) == 2
+    assert "give the table once" in capsys.readouterr().err
+
+
+def test_io_errors_carry_their_file_in_json_and_a_location_in_sarif(tmp_path, capsys):
+    missing = str(tmp_path / "missing.yaml")
+    assert main(["validate", "--format", "json", missing]) == 2
+    (d,) = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert (d["code"], d["file"], d["line"]) == ("io", missing, 1)
+    assert main(["validate", "--format", "sarif", missing]) == 2
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == missing

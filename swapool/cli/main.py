@@ -145,7 +145,10 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 def cmd_explain(args: argparse.Namespace) -> int:
     from ..table.decider import Decider, PolicyError
 
-    path = _path(args.policy)
+    if args.path is not None and args.policy is not None:
+        _say("swapool explain: give the table once, as PATH or --policy", sys.stderr)
+        return EXIT_USAGE
+    path = _path(args.path if args.path is not None else args.policy)
     checked = _check(args, path)
     if checked.table is None or not checked.ok:
         return _refuse("explain", checked.diagnostics, f"{path} is not a valid table; run swapool validate")
@@ -191,7 +194,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     except (IncomparableTables, ValueError) as exc:
         _say(f"swapool diff: {exc}", sys.stderr)
         return EXIT_USAGE
-    if args.format == "json":
+    if args.format == "markdown":
+        from .pictures import markdown_diff
+
+        print(markdown_diff(result, args.old, args.new))
+    elif args.format == "json":
         print(json.dumps({"old": args.old, "new": args.new, "equivalent": not result.changes, "changes": [
             {"region": result.describe(c), "witness": result.witness(c),
              "old": {"output": c.old.output, "rule": c.old.rule_id},
@@ -214,6 +221,18 @@ def cmd_show(args: argparse.Namespace) -> int:
         _refuse("show", checked.diagnostics, f"{path} could not be read as a table")
         return EXIT_USAGE if any(d.code == "io" for d in checked.diagnostics) else EXIT_FINDINGS
     table = checked.table
+    if args.format in ("mermaid", "dot"):
+        from ..table.diagram import Diagram
+        from ..table.partition import BudgetExceeded
+        from .pictures import dot, mermaid
+
+        try:
+            diagram = checked.diagram or Diagram(table)
+        except BudgetExceeded as exc:
+            _say(f"swapool show: {path}: the diagram is too large to draw ({exc})", sys.stderr)
+            return EXIT_FINDINGS
+        print((mermaid if args.format == "mermaid" else dot)(diagram))
+        return EXIT_OK if checked.ok else EXIT_FINDINGS
     rows: list[dict[str, Any]] = []
     for ri, regions in decided_regions(table):
         rule = table.rules[ri] if ri is not None else None
@@ -290,8 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"swapool {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    reading = argparse.ArgumentParser(add_help=False)  # how every command reads a table
+    reading.add_argument("--stdin-filename", metavar="NAME", help="the name locations use for - (default: <stdin>)")
+    reading.add_argument("--no-enum-import", action="store_true",
+                         help="do not import the enums inputs are bound to (no drift check)")
+    reading.add_argument("--enum-module", action="append", metavar="PREFIX",
+                         help="a module prefix enum bindings may be imported from (repeatable; default: "
+                              "$SWAPOOL_ENUM_MODULES, else sglang). Importing a module runs its code.")
+
     v = sub.add_parser(
-        "validate", help="check tables: schema, gaps, overlaps, dead rules, invariants, cases",
+        "validate", parents=[reading], help="check tables: schema, gaps, overlaps, dead rules, invariants, cases",
         description="Check one or more decision tables and print every finding as "
                     "file:line:col: severity[code]: message.",
         epilog="Exit codes: 0 valid (warnings allowed), 1 findings, 2 a file could not be read. "
@@ -299,32 +326,27 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="*", metavar="PATH",
                    help=f"table files, directories (searched for *.yaml and *.yml) or - for standard input "
                         f"(default: {DEFAULT_TABLE})")
-    v.add_argument("--stdin-filename", metavar="NAME", help="the name locations use for - (default: <stdin>)")
     v.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     v.add_argument("--strict", action="store_true", help="warnings fail the check too")
     v.add_argument("-q", "--quiet", action="store_true", help="print errors only")
-    v.add_argument("--no-enum-import", action="store_true",
-                   help="do not import the enums inputs are bound to (no drift check)")
-    v.add_argument("--enum-module", action="append", metavar="PREFIX",
-                   help="a module prefix enum bindings may be imported from (repeatable; default: "
-                        "$SWAPOOL_ENUM_MODULES, else sglang). Importing a module runs its code.")
     v.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour text output (auto: on a terminal unless NO_COLOR is set)")
     v.set_defaults(func=cmd_validate)
 
     e = sub.add_parser(
-        "explain", help="show the decision, rule and reason for some facts",
+        "explain", parents=[reading], help="show the decision, rule and reason for some facts",
         description="Decide for the given facts and print the output, the deciding rule and its why. "
                     "Facts the decision does not need may be left out.",
         epilog="Example: swapool explain --set active_pool=other --set is_draft_worker=true "
                "--set spec_algorithm=EAGLE --set allocator_kvcache=swa")
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a fact (repeatable)")
-    e.add_argument("--policy", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
+    e.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
+    e.add_argument("--policy", metavar="PATH", help="the same as PATH (kept for older scripts)")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.set_defaults(func=cmd_explain)
 
     d = sub.add_parser(
-        "diff", help="every input whose decision differs between two tables",
+        "diff", parents=[reading], help="every input whose decision differs between two tables",
         description="Compare two tables semantically: print each region of the input space whose "
                     "decision changed, as 'region: old (rule) -> new (rule)'. Renamed or reordered "
                     "rules with the same decisions are equivalent.",
@@ -337,25 +359,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compare OLD with this input fixed (and removed), e.g. backend=triton")
     d.add_argument("--new-set", action="append", metavar="NAME=VALUE",
                    help="compare NEW with this input fixed (and removed)")
-    d.add_argument("--format", choices=("text", "json"), default="text")
+    d.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                   help="markdown: a table of changed regions for a pull-request comment")
     d.set_defaults(func=cmd_diff)
 
     sh = sub.add_parser(
-        "show", help="what each rule decides, as merged regions of the input space",
+        "show", parents=[reading], help="what each rule decides, as merged regions of the input space",
         description="Print, for each rule, the regions of the input space it actually decides "
                     "(after hit-policy resolution), merged; gaps are listed last. A review aid.",
         epilog="Exit codes: 0 valid table, 1 the table has findings (still shown), 2 unreadable.")
-    sh.add_argument("path", nargs="?", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
-    sh.add_argument("--format", choices=("text", "json"), default="text")
+    sh.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
+    sh.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text",
+                    help="text/json: the regions each rule decides; mermaid/dot: the decision diagram "
+                         "(a node per input read, a leaf per output with its rule id)")
     sh.set_defaults(func=cmd_show)
 
     m = sub.add_parser(
-        "mutate", help="apply every single-point edit to a table and count how many validate rejects",
+        "mutate", parents=[reading], help="apply every single-point edit to a table and count how many validate rejects",
         description="Mutation testing: change each rule's output, add/remove/replace each cell value, "
                     "narrow each '-', remove each rule and change each case's expectation; a mutant "
                     "that still validates is an edit the cases and invariants cannot catch.",
         epilog="Exit codes: 0 every mutant killed, 1 some survived, 2 the table itself is invalid.")
-    m.add_argument("path", nargs="?", metavar="PATH", help=f"table file (default: {DEFAULT_TABLE})")
+    m.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
     m.add_argument("--format", choices=("text", "json"), default="text")
     m.set_defaults(func=cmd_mutate)
 
