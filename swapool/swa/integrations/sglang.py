@@ -66,7 +66,7 @@ def _import(module: str, name: str) -> Any:
     try:
         return getattr(importlib.import_module(module), name)
     except ImportError as exc:
-        raise SGLangUnavailable(f"swapool.integrations.sglang needs sglang: cannot import {module}.{name} "
+        raise SGLangUnavailable(f"swapool.swa.integrations.sglang needs sglang: cannot import {module}.{name} "
                                 f"({exc})") from exc
     except AttributeError as exc:
         raise SGLangUnavailable(f"{module} has no {name}; this sglang version is not supported") from exc
@@ -218,7 +218,9 @@ def plugin() -> list[str]:
     every backend whose module imports here. sglang logs and swallows a plugin's exception,
     so a table that does not load never raises here: each hook then raises `PolicyError`
     (with every diagnostic) when the backend is built, and the server does not start. No
-    fallback to sglang's own code. Returns the backends hooked."""
+    fallback to sglang's own code. Places whose decision is inline (`GUARDED`) get an AFTER
+    hook on their constructor instead (the start-up guard). Returns the backends hooked,
+    then `guard:<place>` for each guarded place."""
     if os.environ.get(ENV_PLUGIN, "").strip().lower() in ("0", "off", "false", "no"):
         log.info("swapool: sglang plugin disabled by %s", ENV_PLUGIN)
         return []
