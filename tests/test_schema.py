@@ -1,13 +1,21 @@
 """The JSON Schema is the format's contract; its errors point at the offending YAML."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
+from swapool.table import schema_check
 from swapool.table.schema import table_schema
 
-from .helpers import SHIPPED, check, line_of, mini, only
+from .helpers import SHIPPED, check, line_of, mini, only, shipped_data
+from .test_hostile import SHIPPED_PATHS, yaml_values
 
 # Keywords draft-07 editor tooling (yaml-language-server) understands.
 DRAFT7_KEYWORDS = {
@@ -126,3 +134,55 @@ def test_all_schema_errors_are_reported_not_only_the_first():
 def test_schema_file_is_plain_json():
     from swapool.table.shipped import schema_path
     assert json.loads(schema_path().read_text())["$schema"].endswith("2020-12/schema")
+
+
+# --- the compiled fast path agrees with jsonschema -------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_compiled_check_is_generated_from_the_current_schema():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_schema_check.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def fast_verdict(data) -> bool:
+    try:
+        schema_check.validate(data)
+        return True
+    except schema_check.SchemaMismatch:
+        return False
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SHIPPED_PATHS), yaml_values, st.booleans())
+def test_the_compiled_check_and_jsonschema_give_the_same_verdict(path, value, delete):
+    """Documents one edit away from a valid table: replace a node, or delete a key."""
+    data = shipped_data()
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    if delete and isinstance(node, dict):
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    assert fast_verdict(data) == Draft202012Validator(table_schema()).is_valid(data)
+
+
+def test_trailing_newlines_are_refused_by_both_paths():
+    data = shipped_data()
+    data["rules"][0]["id"] = "active-pool-is-swa\n"
+    assert not fast_verdict(data) and not Draft202012Validator(table_schema()).is_valid(data)
+
+
+def test_validate_imports_jsonschema_only_to_explain_a_failure(tmp_path):
+    code = ("import sys; from swapool.cli import main; rc = main(['validate', '-q', '--no-enum-import', sys.argv[1]]);"
+            " print('jsonschema' in sys.modules)")
+    ok = subprocess.run([sys.executable, "-c", code, str(ROOT / "policies" / "swa.yaml")], capture_output=True,
+                        text=True)
+    assert ok.stdout.strip() == "False", ok.stdout + ok.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("format: 2\n")
+    failed = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True, text=True)
+    assert failed.stdout.strip().endswith("True"), failed.stdout + failed.stderr

@@ -1,7 +1,9 @@
 """Stage 2, schema: JSON Schema validation of a table document, every error located.
 
-Messages are built from jsonschema's structured error fields (`validator`,
-`validator_value`, `instance`, `context`), never from its prose.
+A valid document passes the compiled check (`schema_check`, generated from the schema)
+and jsonschema is never imported. Only a document that fails it is handed to jsonschema,
+for every violation with its structured fields (`validator`, `validator_value`,
+`instance`, `context`); messages are built from those, never from its prose.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ import functools
 import json
 from typing import Any
 
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING
 
+from . import schema_check
 from .diagnostics import Diagnostic, error
 from .shipped import schema_path
 from .source import Document
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _YAML_TYPE = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer",
               float: "number", type(None): "null"}
@@ -32,7 +37,9 @@ def table_schema() -> dict[str, Any]:
 
 
 @functools.cache
-def _validator() -> Draft202012Validator:
+def _validator() -> "jsonschema.Draft202012Validator":
+    from jsonschema import Draft202012Validator
+
     schema = table_schema()
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
@@ -41,6 +48,11 @@ def _validator() -> Draft202012Validator:
 def check_schema(doc: Document) -> list[Diagnostic]:
     """Every schema violation in `doc`, located at the offending value or key (unsorted;
     the check sorts once)."""
+    try:
+        schema_check.validate(doc.data)
+        return []
+    except schema_check.SchemaMismatch:
+        pass
     return list(dict.fromkeys(_to_diagnostic(doc, e) for e in _validator().iter_errors(doc.data)))
 
 
