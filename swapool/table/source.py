@@ -28,6 +28,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
+_STR = _YAML + "str"
 
 Path_ = tuple  # a path into the data: mapping keys and sequence indices
 
@@ -201,6 +202,8 @@ class _Builder:
                                      "quote the value if it should be a string"))
         self.positions.setdefault(path, self.span(node))
         if isinstance(node, ScalarNode):
+            if node.tag == _STR:  # most scalars: the resolver already said it is a plain string
+                return node.value
             return self.constructor.construct_object(node)
         if isinstance(node, SequenceNode):
             return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
