@@ -19,7 +19,8 @@ from .diagnostics import Diagnostic, Span, error
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
 MAX_BYTES = 1 << 20
-#: Nodes produced after alias expansion (a "billion laughs" guard).
+#: Nodes produced after alias expansion (a "billion laughs" guard): at least this many,
+#: and never more than the text has characters (without aliases every node needs one).
 MAX_NODES = 200_000
 MAX_DEPTH = 64
 
@@ -132,7 +133,7 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
     if root is None:
         return None, [error("schema", "the file holds no YAML document; expected a table mapping",
                             Span(file, 1, 1))]
-    builder = _Builder(file, where)
+    builder = _Builder(file, where, max(MAX_NODES, len(text)))
     try:
         data = builder.build(root, (), 0)
     except _Reject as rej:
@@ -173,8 +174,9 @@ class _Lines:
 
 
 class _Builder:
-    def __init__(self, file: str, lines: _Lines):
+    def __init__(self, file: str, lines: _Lines, max_nodes: int):
         self.file = file
+        self.max_nodes = max_nodes
         self.lines = lines
         self.positions: dict[Path_, Span] = {}
         self.key_positions: dict[Path_, Span] = {}
@@ -187,9 +189,9 @@ class _Builder:
 
     def build(self, node: Node, path: Path_, depth: int) -> Any:
         self.nodes += 1
-        if self.nodes > MAX_NODES:
+        if self.nodes > self.max_nodes:
             raise _Reject(error("yaml-alias-bomb",
-                                f"the document expands to more than {MAX_NODES} nodes (aliases?)",
+                                f"the document expands to more than {self.max_nodes} nodes (aliases?)",
                                 self.span(node), help="write the table out without anchors and aliases"))
         if depth > MAX_DEPTH:
             raise _Reject(error("yaml-syntax", f"nesting deeper than {MAX_DEPTH} levels (or a recursive alias)",

@@ -1,0 +1,84 @@
+"""Whole check of generated tables of 10 / 100 / 1,000 / 10,000 rules next to a plain
+libyaml parse of the same file, with the check's stages, and the import time of swapool.
+Medians; every stage and the parse run in the same process, one after the other.
+
+    python benchmarks/load_scaling.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import yaml
+from _report import print_table, write_json
+
+from analysis_scaling import OUTPUTS, decision_tree, make_table
+from swapool.table.analysis import analyse
+from swapool.table.build import build_table
+from swapool.table.check import check_bytes
+from swapool.table.diagram import Diagram
+from swapool.table.emit import table_data
+from swapool.table.enums import EnumPolicy
+from swapool.table.schema import check_schema
+from swapool.table.source import parse_document
+
+SIZES = [(10, 4), (100, 6), (1000, 10), (10000, 12)]
+
+
+def median_ms(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def import_ms(repeats: int) -> float:
+    """`import swapool` in a fresh interpreter, minus the interpreter's own start."""
+    def run(code: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - start
+    pairs = [(run("import swapool"), run("pass")) for _ in range(repeats)]
+    return statistics.median(a - b for a, b in pairs) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=7)
+    args = ap.parse_args()
+    rows, records = [], []
+    for n_rules, n_inputs in SIZES:
+        inputs, cubes = decision_tree(n_inputs, n_rules, seed=n_rules)
+        outs = [OUTPUTS[i % len(OUTPUTS)] for i in range(len(cubes))]
+        text = yaml.dump(table_data(make_table(inputs, cubes, outs)), Dumper=yaml.CSafeDumper, sort_keys=False)
+        reps = args.repeats if n_rules < 10000 else 3
+        parse = median_ms(lambda: yaml.load(text, Loader=yaml.CSafeLoader), reps)
+        check = median_ms(lambda: check_bytes(text, "generated.yaml", enums=EnumPolicy(do_import=False)), reps)
+        doc, _ = parse_document(text)
+        table, _ = build_table(doc)
+        stages = {"spans": median_ms(lambda: parse_document(text), reps),
+                  "schema": median_ms(lambda: check_schema(doc), reps),
+                  "model": median_ms(lambda: build_table(doc), reps),
+                  "analysis": median_ms(lambda: analyse(table), reps),
+                  "diagram": median_ms(lambda: Diagram(table), reps)}
+        ratio = check / parse
+        rows.append([len(cubes), n_inputs, f"{len(text) / 1024:.0f} KiB", f"{parse:.1f}", f"{check:.1f}",
+                     f"{ratio:.2f}x", *(f"{v:.1f}" for v in stages.values())])
+        records.append({"rules": len(cubes), "inputs": n_inputs, "bytes": len(text), "libyaml_parse_ms": parse,
+                        "check_ms": check, "check_over_parse": ratio, "stages_ms": stages, "repeats": reps})
+    print("median ms (lower is better); check = parse with positions + schema + model + analysis + diagram\n")
+    print_table(["rules", "inputs", "size", "libyaml parse", "check", "check/parse", "spans", "schema", "model",
+                 "analysis", "diagram"], rows)
+    imported = import_ms(args.repeats)
+    print(f"\nimport swapool: {imported:.1f} ms (fresh interpreter, start-up subtracted)")
+    write_json("load_scaling", {"tables": records, "import_swapool_ms": imported})
+
+
+if __name__ == "__main__":
+    main()
