@@ -149,3 +149,12 @@ def test_analysis_runs_no_self_check_in_production(monkeypatch):
     monkeypatch.setattr(Diagram, "decide_indices", refuse)
     c = check(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [x, y]}, then: q}\n"))
     assert {"gap", "overlap"} <= set(codes(c))
+
+
+
+def test_unknown_values_inputs_and_outputs_suggest_the_nearest_name():
+    c = check(mini("- {id: rx, when: {a: X}, then: p}\n- {id: ry, when: {aa: y}, then: q}\n"
+                   "- {id: rz, when: {a: z}, then: pp}\n"))
+    helps = {d.code: d.help for d in c.diagnostics if d.help and "did you mean" in d.help}
+    assert helps["unknown-value"] in ("did you mean 'x'?", "did you mean 'p'?")
+    assert {d.help for d in c.diagnostics} >= {"did you mean 'x'?", "did you mean 'a'?", "did you mean 'p'?"}

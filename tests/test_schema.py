@@ -102,7 +102,7 @@ def test_mapping_cell_with_a_wrong_key_names_the_key_at_its_position():
 def test_list_cell_holding_a_number_points_at_the_number():
     text = mini("- {id: r, when: {a: [x, 3]}, then: p}\n")
     d = only(check(text), "schema")
-    assert d.message.startswith("rules/0/when/a/1: expected a string or boolean, got integer 3")
+    assert d.message.startswith("rule 'r' (when/a/1): expected a string or boolean, got integer 3")
 
 
 def test_missing_key_is_read_from_the_error_fields_not_its_message():
@@ -186,3 +186,11 @@ def test_validate_imports_jsonschema_only_to_explain_a_failure(tmp_path):
     bad.write_text("format: 2\n")
     failed = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True, text=True)
     assert failed.stdout.strip().endswith("True"), failed.stdout + failed.stderr
+
+
+
+def test_a_typo_of_a_required_key_is_one_finding_with_a_suggestion_naming_the_rule_by_id():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, than: p}\n")
+    (d,) = check(text).diagnostics
+    assert d.message == "unknown key 'than' in rule 'ry'; expected one of: id, when, then, why"
+    assert d.help == "did you mean 'then'?" and d.span.line == line_of(text, "than")

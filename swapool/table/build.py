@@ -5,12 +5,19 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .cells import make_cell, read_cell
-from .diagnostics import Diagnostic, error, format_value
+from .diagnostics import Diagnostic, did_you_mean, error, format_value
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
+#: Values a message lists before "and N more".
+_LISTED = 12
+
+
+def _listed(values: tuple) -> str:
+    shown = ", ".join(format_value(v) for v in values[:_LISTED])
+    return shown + (f" and {len(values) - _LISTED:,} more" if len(values) > _LISTED else "")
 
 
 def build_table(doc: Document) -> tuple[Table | None, list[Diagnostic]]:
@@ -94,9 +101,12 @@ class _TableBuilder:
             hint = "YAML reads yes/no/on/off/true/false as booleans; quote the value"
         elif inp.is_bool:
             hint = "this input has type bool: write true or false"
-        self.fail("unknown-value",
-                  f"{format_value(v)!r} is not a value of input '{inp.name}' "
-                  f"(expected one of: {', '.join(format_value(x) for x in inp.values)})", path, help=hint)
+        else:
+            hint = did_you_mean(v, inp.values)
+        self.diagnostics.append(error(
+            "unknown-value", f"{format_value(v)!r} is not a value of input '{inp.name}' "
+            f"(expected one of: {_listed(inp.values)})", self.doc.span(path), help=hint,
+            expected=list(inp.values[:_LISTED]), got=v, keyword=inp.name))
 
     def cell(self, inp: Input, raw: Any, path: tuple) -> Cell:
         form, literals = read_cell(raw)
@@ -113,10 +123,10 @@ class _TableBuilder:
                 out = Input(OUTPUT, self.output.values, False, self.output.span)
                 out_mask = self.cell(out, raw, path + (name,)).mask
             elif name not in self.by_name:
+                known = list(self.by_name) + ([OUTPUT] if allow_output else [])
                 self.diagnostics.append(error(
-                    "unknown-input", f"'{name}' is not an input of this table (inputs: "
-                    f"{', '.join(self.by_name)}{', output' if allow_output else ''})",
-                    self.doc.key_span(path + (name,))))
+                    "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
+                    self.doc.key_span(path + (name,)), help=did_you_mean(name, known), expected=known, got=name))
             else:
                 by_input[name] = self.cell(self.by_name[name], raw, path + (name,))
         cells = tuple(by_input.get(i.name) or Cell(i.full, CellForm.ANY, 0, None) for i in self.inputs)
@@ -125,7 +135,7 @@ class _TableBuilder:
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
             self.fail("unknown-value", f"'{value}' is not an output value (expected one of: "
-                      f"{', '.join(self.output.values)})", path)
+                      f"{', '.join(self.output.values)})", path, help=did_you_mean(value, self.output.values))
 
     def rule(self, index: int, raw: Mapping[str, Any]) -> Rule:
         path = ("rules", index)

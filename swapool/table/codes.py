@@ -51,7 +51,7 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('schema',
          'the document does not match the table format (schemas/swa-policy.schema.json)',
          'error',
-         "`rules/2: unknown key 'than'; expected one of: id, when, then, why`",
+         "`unknown key 'than' in rule 'ry'; expected one of: id, when, then, why` (help: did you mean 'then'?)",
          'follow the format'),
     Code('unknown-input',
          'a rule, case or invariant names an input the table does not declare',

@@ -89,6 +89,22 @@ def note(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagno
     return Diagnostic(code, Severity.NOTE, message, span, **kw)
 
 
+def suggest(word: Any, choices: Any) -> str | None:
+    """The choice a typo of `word` most likely meant (difflib, case folded), or None."""
+    import difflib
+
+    if not isinstance(word, str):
+        return None
+    folded = {str(c).lower(): c for c in choices}
+    near = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
+    return format_value(folded[near[0]]) if near else None
+
+
+def did_you_mean(word: Any, choices: Any) -> str | None:
+    near = suggest(word, choices)
+    return f"did you mean '{near}'?" if near is not None else None
+
+
 def format_witness(witness: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in witness.items())
 

@@ -15,7 +15,7 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from . import schema_check
-from .diagnostics import Diagnostic, error
+from .diagnostics import Diagnostic, error, suggest
 from .shipped import schema_path
 from .source import Document
 
@@ -53,7 +53,46 @@ def check_schema(doc: Document) -> list[Diagnostic]:
         return []
     except schema_check.SchemaMismatch:
         pass
-    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in _validator().iter_errors(doc.data)))
+    errors = list(_validator().iter_errors(doc.data))
+    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in errors if not _explained_by_a_typo(e, errors)))
+
+
+def _typo(err: "jsonschema.ValidationError") -> tuple[str, str] | None:
+    """(unknown key, the allowed key it is a typo of) for an additionalProperties error."""
+    schema: Any = err.schema
+    if err.validator != "additionalProperties" or not isinstance(err.instance, dict):
+        return None
+    allowed = list(schema.get("properties", {}))
+    for key in err.instance:
+        if key not in allowed:
+            near = suggest(key, [a for a in allowed if a not in err.instance])
+            if near is not None:
+                return key, near
+    return None
+
+
+def _explained_by_a_typo(err: "jsonschema.ValidationError", errors: list) -> bool:
+    """A missing required key that an unknown key at the same place is a typo of: one
+    mistake, reported once (as the unknown key, with the suggestion)."""
+    required: Any = err.validator_value
+    if err.validator != "required" or not isinstance(err.instance, dict):
+        return False
+    missing = [k for k in required if k not in err.instance]
+    typos = [_typo(e) for e in errors if tuple(e.absolute_path) == tuple(err.absolute_path)]
+    return bool(missing) and all(any(t and t[1] == k for t in typos) for k in missing)
+
+
+def _where(doc: Document, path: tuple) -> str:
+    """A location as a person names it: rules by id, cases and invariants by number or id."""
+    if len(path) >= 2 and path[0] in ("rules", "invariants", "cases") and isinstance(path[1], int):
+        items = doc.data.get(path[0]) if isinstance(doc.data, dict) else None
+        item = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
+        ident = item.get("id") if isinstance(item, dict) else None
+        kind = {"rules": "rule", "invariants": "invariant", "cases": "case"}[path[0]]
+        head = f"{kind} '{ident}'" if isinstance(ident, str) and path[0] != "cases" else f"{kind} {path[1] + 1}"
+        rest = "/".join(str(p) for p in path[2:])
+        return head + (f" ({rest})" if rest else "")
+    return "/".join(str(p) for p in path) or "the document"
 
 
 def _kind(value: Any) -> str:
@@ -68,7 +107,7 @@ def _yaml_type(json_type: Any) -> str:
 
 def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic:
     path = tuple(err.absolute_path)
-    where = "/".join(str(p) for p in path) or "the document"
+    where = _where(doc, path)
     keyword = str(err.validator)
     schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
     expected: Any = err.validator_value
@@ -82,8 +121,10 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         allowed = list(schema.get("properties", {}))
         extra = [k for k in got if k not in allowed]
         if extra and allowed:
-            return found(f"unknown key '{extra[0]}' in {where}; expected one of: " + ", ".join(allowed),
-                         at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0])
+            typo = _typo(err)
+            return error("schema", f"unknown key '{extra[0]}' in {where}; expected one of: " + ", ".join(allowed),
+                         doc.key_span(path + (extra[0],)), expected=allowed, got=extra[0], keyword=keyword,
+                         help=f"did you mean '{typo[1]}'?" if typo and typo[0] == extra[0] else None)
     if keyword == "required" and isinstance(got, dict):
         missing = [k for k in expected if k not in got]
         return found(f"{where} is missing the required key '{missing[0]}'", want=missing, have=list(got))
