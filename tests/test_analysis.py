@@ -158,3 +158,19 @@ def test_unknown_values_inputs_and_outputs_suggest_the_nearest_name():
     helps = {d.code: d.help for d in c.diagnostics if d.help and "did you mean" in d.help}
     assert helps["unknown-value"] in ("did you mean 'x'?", "did you mean 'p'?")
     assert {d.help for d in c.diagnostics} >= {"did you mean 'x'?", "did you mean 'a'?", "did you mean 'p'?"}
+
+
+def test_an_invariant_breach_says_what_the_invariant_requires_and_where_it_is(capsys):
+    """One line: the rule, where it decides what, what the invariant requires; the
+    invariant itself as a related location in text, JSON and SARIF."""
+    import json
+
+    from swapool.cli import main
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n",
+                extra="invariants:\n  - {id: never-q-on-z, if: {a: z}, then: {output: p}, why: \"z is\\nspecial\"}\n")
+    d = only(check(text), "invariant")
+    assert d.message == ("rule 'ry' breaks invariant 'never-q-on-z': where a=z it decides 'q', but the invariant "
+                         "requires output 'p' (z is special)")
+    assert d.related == (("invariant 'never-q-on-z'", d.related[0][1]),)
+    assert d.related[0][1].line == line_of(text, "never-q-on-z")
+    assert f"= note: invariant 'never-q-on-z' is at t.yaml:{d.related[0][1].line}:" in str(d)

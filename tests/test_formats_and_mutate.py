@@ -113,3 +113,17 @@ def test_the_model_written_back_as_data_builds_the_same_table():
                     [(v.id, v.if_region, v.if_outputs, v.then_region, v.then_outputs) for v in t.invariants],
                     [(i.name, i.values, i.enum, i.wildcard) for i in t.inputs], t.hit_policy)
         assert shape(again) == shape(table)
+
+
+def test_related_locations_are_in_json_and_valid_sarif(capsys, write):
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n",
+                extra="invariants:\n  - {id: never-q-on-z, if: {a: z}, then: {output: p}}\n")
+    path = str(write(text))
+    code, out = run(capsys, "validate", "--format", "json", path)
+    (related,) = next(d for d in json.loads(out)["diagnostics"] if d["code"] == "invariant")["related"]
+    assert related["message"] == "invariant 'never-q-on-z'" and related["file"] == path
+    code, out = run(capsys, "validate", "--format", "sarif", path)
+    log = json.loads(out)
+    jsonschema.Draft4Validator(sarif_schema()).validate(log)
+    (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "invariant"]
+    assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == related["line"]

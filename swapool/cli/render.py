@@ -43,6 +43,8 @@ def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
         "keyword": diagnostic.keyword,
         "expected": diagnostic.expected,
         "got": diagnostic.got,
+        "related": [{"message": what, "file": at.file, "line": at.line, "column": at.column}
+                    for what, at in diagnostic.related],
     }
 
 

@@ -28,6 +28,12 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
                 "artifactLocation": {"uri": d.span.file},
                 "region": {"startLine": d.span.line, "startColumn": d.span.column},
             }}]
+        if d.related:
+            result["relatedLocations"] = [{
+                "id": k, "message": {"text": what},
+                "physicalLocation": {"artifactLocation": {"uri": at.file},
+                                     "region": {"startLine": at.line, "startColumn": at.column}},
+            } for k, (what, at) in enumerate(d.related)]
         if d.witness:
             result["properties"] = {"witness": {k: v for k, v in d.witness.items()}, "rules": list(d.rules)}
         results.append(result)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from .diagnostics import Diagnostic, error, format_value, warning
-from .model import CellForm, HitPolicy, Table, lowest_bit
+from .model import CellForm, HitPolicy, Invariant, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
 
@@ -154,11 +154,25 @@ def invariant_breaches(table: Table, budget: Budget) -> list[Diagnostic]:
                 continue
             reported.add(ri)
             found.append(error(
-                "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': it decides "
-                f"'{rule.then}' with {what}" + (f" ({' '.join(inv.why.split())})" if inv.why else ""),
+                "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': where {table.describe(bad)} it "
+                f"decides '{rule.then}', but the invariant requires {_requirement(table, inv)}"
+                + (f" ({' '.join(inv.why.split())})" if inv.why else ""),
                 rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
-                help=f"see the invariant at line {inv.span.line}; narrow the rule or fix the invariant"))
+                related=((f"invariant '{inv.id}'", inv.span),), expected=_requirement(table, inv), got=what,
+                help="narrow the rule, or fix the invariant if the rule is right"))
     return found
+
+
+def _requirement(table: Table, inv: Invariant) -> str:
+    """What an invariant's `then` asks for, in the words of its condition."""
+    parts = []
+    outputs = [v for v in table.output.values if v in inv.then_outputs]
+    if len(outputs) < len(table.output.values):
+        parts.append("output " + " or ".join(f"'{o}'" for o in outputs))
+    region = table.describe(inv.then_region)
+    if region != "every input":
+        parts.append(region)
+    return " and ".join(parts) or "nothing"
 
 
 def failing_cases(table: Table, budget: Budget) -> list[Diagnostic]:

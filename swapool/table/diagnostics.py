@@ -56,6 +56,7 @@ class Diagnostic:
     expected: Any = field(default=None, hash=False, compare=False)
     got: Any = field(default=None, hash=False, compare=False)
     keyword: str | None = None
+    related: tuple[tuple[str, Span], ...] = field(default=(), hash=False, compare=False)  # (what, where)
 
     @property
     def is_error(self) -> bool:
@@ -72,6 +73,8 @@ class Diagnostic:
         lines = [f"{where}{self.severity.value}[{self.code}]: {visible(self.message)}"]
         if self.witness:
             lines.append(f"  = input: {visible(format_witness(self.witness))}")
+        for what, span in self.related:
+            lines.append(f"  = note: {visible(what)} is at {span}")
         if self.help:
             lines.append(f"  = help: {visible(self.help)}")
         return "\n".join(lines)
