@@ -244,3 +244,15 @@ def test_io_errors_carry_their_file_in_json_and_a_location_in_sarif(tmp_path, ca
     assert main(["validate", "--format", "sarif", missing]) == 2
     (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == missing
+
+
+def test_show_never_drops_a_rule(write, capsys):
+    """A rule that an earlier overlapping rule hides everywhere still gets a row."""
+    path = str(write(mini("- {id: rx, when: {a: [x, y]}, then: p}\n- {id: hidden, when: {a: x}, then: q}\n"
+                          "- {id: rz, when: {a: z}, then: q}\n")))
+    assert main(["show", path]) == 1
+    out = capsys.readouterr().out
+    assert any(line.startswith("hidden") and "(nowhere" in line for line in out.splitlines())
+    assert main(["show", "--format", "json", path]) == 1
+    rows = json.loads(capsys.readouterr().out)["decisions"]
+    assert {r["rule"] for r in rows} == {"rx", "hidden", "rz"}

@@ -234,12 +234,18 @@ def cmd_show(args: argparse.Namespace) -> int:
         print((mermaid if args.format == "mermaid" else dot)(diagram))
         return EXIT_OK if checked.ok else EXIT_FINDINGS
     rows: list[dict[str, Any]] = []
-    for ri, regions in decided_regions(table):
+    decided = decided_regions(table)
+    for ri, regions in decided:
         rule = table.rules[ri] if ri is not None else None
         for reg in regions:
             rows.append({"rule": rule.id if rule else None, "output": rule.then if rule else None,
                          "line": rule.span.line if rule else None,
                          "region": describe_region(table.inputs, reg)})
+    deciding = {ri for ri, _ in decided}
+    for rule in table.rules:  # a rule that decides nothing is still shown, and why
+        if rule.index not in deciding:
+            rows.append({"rule": rule.id, "output": rule.then, "line": rule.span.line,
+                         "region": "(nowhere: earlier rules decide every input it matches, or it matches none)"})
     if args.format == "json":
         print(json.dumps({"file": path, "inputs": list(table.input_names), "decisions": rows}, indent=2))
     else:
