@@ -174,3 +174,12 @@ def test_an_invariant_breach_says_what_the_invariant_requires_and_where_it_is(ca
     assert d.related == (("invariant 'never-q-on-z'", d.related[0][1]),)
     assert d.related[0][1].line == line_of(text, "never-q-on-z")
     assert f"= note: invariant 'never-q-on-z' is at t.yaml:{d.related[0][1].line}:" in str(d)
+
+
+def test_an_overlap_names_the_conflicting_partner_first():
+    """Three rules on a=x: the harmless overlap (same output) is not the one shown."""
+    c = check(mini("- {id: r1, when: {a: x}, then: p}\n- {id: r2, when: {a: x, b: true}, then: q}\n"
+                   "- {id: r3, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n"))
+    d = next(d for d in c.diagnostics if d.code == "overlap" and d.rules[1] == "r3")
+    assert d.message.startswith("rule 'r3' overlaps 'r2', 'r1'") and d.message.endswith("('q' vs 'p')")
+    assert d.rules[:2] == ("r2", "r3") and d.witness == {"a": "x", "b": True}

@@ -87,6 +87,8 @@ def coverage(table: Table, budget: Budget) -> list[Diagnostic]:
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
             b = rules[later]
+            # name (and witness) a partner that decides differently first: that overlap is the bug
+            earlier = tuple(sorted(earlier, key=lambda e: rules[e].then == b.then))
             a = rules[earlier[0]]
             reg = intersect(a.cube, b.cube)
             found.append(error(
