@@ -131,11 +131,32 @@ def test_diff_reports_a_value_only_one_table_knows(capsys, write):
             "-> none (draft-owns-its-kv)") in out.out
 
 
-def test_diff_refuses_invalid_or_incomparable_tables(capsys, write):
-    bad = write(mini("- {id: rx, when: {a: x}, then: p}\n"), "bad.yaml")
+def test_diff_refuses_unreadable_or_incomparable_tables(capsys, write):
+    bad = write("format: 1\n", "bad.yaml")
     code, out = diff(capsys, SHIPPED, bad)
-    assert code == 2 and "not a valid table" in out.err
+    assert code == 2 and "could not be read as a table" in out.err
     other = write(mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, "
                        "then: q}\n- {id: r, when: {a: [y, z]}, then: q}\n"), "other.yaml")
     code, out = diff(capsys, SHIPPED, other)
     assert code == 2 and "different inputs" in out.err
+
+
+
+def test_diff_answers_mid_edit_and_says_the_answer_is_partial(capsys, write):
+    """A table with a gap still diffs: the gap shows as 'no rule decides it', exit 1."""
+    old = write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n"), "old.yaml")
+    new = write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n"), "new.yaml")
+    code, out = diff(capsys, old, new)
+    assert code == 1 and "a=z: q (ry) -> (no rule decides it)" in out.out
+    assert "note: " in out.err and "new.yaml has 2 error(s) (gap, unnamed-value)" in out.err
+    code, out = diff(capsys, old, old)
+    assert code == 0 and "equivalent" in out.out
+
+
+def test_explain_answers_mid_edit_with_exit_1(capsys, write):
+    mid_edit = str(write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n")))
+    assert main(["explain", mid_edit, "--set", "a=x"]) == 1
+    captured = capsys.readouterr()
+    assert "decision: p" in captured.out and "has 2 error(s)" in captured.err
+    assert main(["explain", mid_edit, "--set", "a=z", "--set", "b=true"]) == 1
+    assert "gap" in capsys.readouterr().err

@@ -97,6 +97,16 @@ def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], c
     return "\n".join(body + ([summary] if summary else []))
 
 
+def _partial(command: str, tables: Sequence[Any]) -> bool:
+    """Say on stderr which tables have errors, so an answer given mid-edit is read as such."""
+    for c in tables:
+        errors = [d for d in c.diagnostics if d.is_error]
+        codes = ", ".join(sorted({d.code for d in errors}))
+        _say(f"swapool {command}: note: {c.file} has {len(errors)} error(s) ({codes}); the answer covers what "
+             "it decides as written and may change when they are fixed (exit 1)", sys.stderr)
+    return bool(tables)
+
+
 def _refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
     """Print a table's errors and why the command cannot go on; exit code 2."""
     for d in diagnostics:
@@ -150,8 +160,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     path = _path(args.path if args.path is not None else args.policy)
     checked = _check(args, path)
-    if checked.table is None or not checked.ok:
-        return _refuse("explain", checked.diagnostics, f"{path} is not a valid table; run swapool validate")
+    if checked.table is None:
+        return _refuse("explain", checked.diagnostics, f"{path} could not be read as a table")
+    partial = _partial("explain", [] if checked.ok else [checked])
     decider = Decider(checked.table, path, checked.diagnostics, checked.diagram)
     try:
         facts = dict(_parse_fact(decider.table, s) for s in args.set or [])
@@ -161,12 +172,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
         _say(f"swapool explain: {first}", sys.stderr)
         for line in rest:
             _say(line, sys.stderr)
-        return EXIT_USAGE
+        return EXIT_FINDINGS if partial and "gap" in first else EXIT_USAGE
     decision, rule = explained.decision, explained.rule
     if args.format == "json":
         print(json.dumps({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
-                          "line": rule.span.line, "why": rule.why}, indent=2))
-        return EXIT_OK
+                          "line": rule.span.line, "why": rule.why, "partial": partial}, indent=2))
+        return EXIT_FINDINGS if partial else EXIT_OK
     _say(f"decision: {decision.output}")
     _say(f"rule:     {rule.id} ({rule.span})")
     if rule.why:
@@ -174,17 +185,18 @@ def cmd_explain(args: argparse.Namespace) -> int:
     unused = [n for n in decider.table.input_names if n in facts and n not in explained.read]
     if unused:
         _say(f"not read: {', '.join(unused)} (the decision did not depend on them)")
-    return EXIT_OK
+    return EXIT_FINDINGS if partial else EXIT_OK
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..table.diff import IncomparableTables, diff_tables
 
     checked = [_check(args, p) for p in (args.old, args.new)]
-    broken = [c for c in checked if not c.ok]
-    if broken:
-        return _refuse("diff", [d for c in broken for d in c.diagnostics],
-                       f"{', '.join(c.file for c in broken)} is not a valid table; run swapool validate first")
+    unreadable = [c for c in checked if c.table is None]
+    if unreadable:
+        return _refuse("diff", [d for c in unreadable for d in c.diagnostics],
+                       f"{', '.join(c.file for c in unreadable)} could not be read as a table")
+    partial = _partial("diff", [c for c in checked if not c.ok])
     try:
         tables = [c.table for c in checked if c.table is not None]
         for i, fixed in enumerate((args.old_set, args.new_set)):
@@ -208,7 +220,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             _say(f"{result.describe(change)}: {change.old} -> {change.new}")
         _say(f"{args.old} -> {args.new}: " + (f"{len(result.changes)} region(s) decided differently"
                                               if result.changes else "equivalent"))
-    return EXIT_FINDINGS if result.changes else EXIT_OK
+    return EXIT_FINDINGS if result.changes or partial else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:

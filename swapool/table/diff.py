@@ -15,12 +15,16 @@ class Verdict:
 
     output: str | None
     rule_id: str | None
+    gap: bool = False  # in the table's domain, but no rule decides it (a table mid-edit)
 
     def __str__(self) -> str:
-        return f"{self.output} ({self.rule_id})" if self.output else "(not in the table's domain)"
+        if self.output:
+            return f"{self.output} ({self.rule_id})"
+        return "(no rule decides it)" if self.gap else "(not in the table's domain)"
 
 
 UNDECIDED = Verdict(None, None)
+GAP = Verdict(None, None, gap=True)
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
     result = []
     for reg, ri in first_hits([r.cube for r in table.rules], table.full_region):
         rule = table.rules[ri] if ri is not None else None
-        result.append((lift(reg), Verdict(rule.then, rule.id) if rule else UNDECIDED))
+        result.append((lift(reg), Verdict(rule.then, rule.id) if rule else GAP))
     inside = tuple(inp.mask_of(own[inp.name].values) for inp in space)
     for k, inp in enumerate(space):
         outside = inp.full & ~inside[k]
@@ -89,7 +93,7 @@ def diff_tables(old: Table, new: Table) -> Diff:
     grouped: dict[tuple[Verdict, Verdict], list[Cube]] = {}
     for ra, va in a:
         for rb, vb in b:
-            if va.output == vb.output:
+            if va.output == vb.output and va.gap == vb.gap:
                 continue
             inter = intersect(ra, rb)
             if not is_empty(inter):
