@@ -16,7 +16,7 @@ import time
 import yaml
 from _report import print_table, write_json
 
-from analysis_scaling import OUTPUTS, decision_tree, make_table
+from analysis_scaling import OUTPUTS, decision_tree, make_table, median_time
 from swapool.table.analysis import analyse
 from swapool.table.build import build_table
 from swapool.table.check import check_bytes
@@ -30,12 +30,7 @@ SIZES = [(10, 4), (100, 6), (1000, 10), (10000, 12)]
 
 
 def median_ms(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    return median_time(fn, repeats) * 1000
 
 
 def import_ms(repeats: int) -> float:

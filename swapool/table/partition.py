@@ -228,11 +228,10 @@ def needed_rules(cubes: Sequence[Cube], outputs: Sequence[str], region: Cube,
     root = builder.build(builder.root())
     pending, builder.seconds = builder.seconds, None
     below: dict[int, frozenset[str | None]] = {}
+    walked: set[int] = set()  # shared, so nodes under several first hits are walked once
 
     def outputs_below(node: Node) -> frozenset[str | None]:
-        for nd in _postorder(node):
-            if id(nd) in below:
-                continue
+        for nd in _postorder(node, walked):
             if isinstance(nd, Leaf):
                 below[id(nd)] = frozenset([outputs[nd.matched[0]] if nd.matched else None])
             else:
@@ -297,7 +296,7 @@ def gap_regions(root: Node, region: Cube, budget: Budget) -> list[Cube]:
 
 
 def _postorder(root: Node, done: "set[int] | None" = None) -> Iterator[Node]:
-    """Children before parents, each node once."""
+    """Children before parents, each node once (also across calls that share `done`)."""
     done = set() if done is None else done
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:

@@ -174,7 +174,9 @@ def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy |
     table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn)."""
     g = GUARDED[place]
     types = (_import(g.pool_module, g.pool_cls),)
-    policy = (policy or places_policy()).restrict(backend=place)
+    policy = policy or places_policy()
+    if "backend" in policy.table.input_names:
+        policy = policy.restrict(backend=place)
     facts = {
         "active_pool": "swa" if isinstance(model_runner.token_to_kv_pool, types) else "other",
         "is_draft_worker": getattr(model_runner, "is_draft_worker", False),
@@ -198,6 +200,9 @@ def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy |
 
 
 def _guard_hook(place: str, policy: Policy) -> Callable[..., Any]:
+    if "backend" in policy.table.input_names:
+        policy = policy.restrict(backend=place)  # once, not per backend built
+
     def after_init(result: Any, backend: Any, model_runner: Any, *args: Any, **kwargs: Any) -> Any:
         guard_check(place, backend, model_runner, policy=policy)
         return result
