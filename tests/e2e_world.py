@@ -5,6 +5,11 @@ is too small to hold every page (so the allocator must evict). An EAGLE-style dr
 plain pool (same layers, full-pool index space) and shares the target's allocator; a
 FROZEN_KV_MTP draft owns nothing and reads the target's layers. K/V are written through
 the pools' own write paths; the dense reference keeps plain copies.
+
+Which drafts read the target's KV is not restated here: it is the shipped table's own
+decision (a draft it sends to the allocator on a SWA target reads the target's frozen
+KV), so an algorithm added to policies/swa.yaml is exercised here the moment it is added.
+The table under test ($SWAPOOL_POLICY, or a broken edit) is judged against that world.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import torch
 from swapool.swa.attention import AttentionLayer, PageTable, TorchAttnBackend
 from swapool.swa.attention.reference import dense_attention
 from swapool.swa.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool
+from swapool.swa.policy import default_policy_path, load_policy
 
 PAGE = 2
 WINDOW = 6  # keys a SWA query sees, its own included
@@ -24,7 +30,21 @@ HQ, HKV, D = 4, 2, 16
 FULL_PAGES, SWA_PAGES = 24, 14
 SEQ_LENS = (3, 9, 17)
 LAYERS = (AttentionLayer(0, HQ, HKV, D), AttentionLayer(1, HQ, HKV, D, sliding_window=WINDOW, logit_soft_cap=30.0))
-EAGLE_STYLE = ("NONE", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
+#: The shipped table: the world's source of truth for what each algorithm's draft reads.
+TRUTH = load_policy(default_policy_path(), import_enums=False)
+ALGORITHMS: tuple[str, ...] = TRUTH.table.inputs[TRUTH.table.input_names.index("spec_algorithm")].values
+
+
+def reads_target_kv(algorithm: str, truth=TRUTH) -> bool:
+    """Whether a draft of `algorithm` reads the target's frozen KV: the table (`truth`, the
+    shipped one unless a test edits it) sends it to the allocator when its own pool is plain
+    and the target's is SWA."""
+    return truth.decide(active_pool="other", is_draft_worker=True, spec_algorithm=algorithm,
+                        allocator_kvcache="swa").output == "allocator"
+
+
+FROZEN_READERS = tuple(a for a in ALGORITHMS if reads_target_kv(a))
+KV_OWNERS = tuple(a for a in ALGORITHMS if not reads_target_kv(a))
 
 
 @dataclass
@@ -72,10 +92,10 @@ def build_world(seed: int = 0, dtype: torch.dtype = torch.float32, device: str =
     return world
 
 
-def runner(world: World, *, draft: bool, algorithm: str) -> SimpleNamespace:
+def runner(world: World, *, draft: bool, algorithm: str, truth=TRUTH) -> SimpleNamespace:
     if not draft:
         pool = world.target_pool
-    elif algorithm == "FROZEN_KV_MTP":
+    elif reads_target_kv(algorithm, truth):
         pool = FrozenKVView(world.target_pool, {0: 0, 1: 1})
     else:
         pool = world.draft_pool
@@ -83,19 +103,21 @@ def runner(world: World, *, draft: bool, algorithm: str) -> SimpleNamespace:
                            token_to_kv_pool_allocator=world.allocator)
 
 
-def reads(draft: bool, algorithm: str) -> str:
+def reads(draft: bool, algorithm: str, truth=TRUTH) -> str:
     """Whose KV the worker's attention must see."""
-    return "draft" if draft and algorithm != "FROZEN_KV_MTP" else "target"
+    return "draft" if draft and not reads_target_kv(algorithm, truth) else "target"
 
 
-def max_error(world: World, *, draft: bool, algorithm: str, policy, seed: int = 1, extend: int = 0) -> float:
+def max_error(world: World, *, draft: bool, algorithm: str, policy, seed: int = 1, extend: int = 0,
+              truth=TRUTH) -> float:
     """Largest |backend - dense reference| over every layer and sequence, decode (extend=0)
-    or the last `extend` tokens of each sequence."""
+    or the last `extend` tokens of each sequence, for a worker of the world `truth` describes
+    whose backend follows `policy`."""
     gen = torch.Generator().manual_seed(seed)
-    backend = TorchAttnBackend(runner(world, draft=draft, algorithm=algorithm), policy=policy,
+    backend = TorchAttnBackend(runner(world, draft=draft, algorithm=algorithm, truth=truth), policy=policy,
                                swa_pool_types=(SWAKVPool,))
     backend.plan(world.page_table)
-    owner = reads(draft, algorithm)
+    owner = reads(draft, algorithm, truth)
     worst = 0.0
     n = max(1, extend)
     q = torch.randn(len(SEQ_LENS) * n, HQ, D, generator=gen)

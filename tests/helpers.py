@@ -28,8 +28,9 @@ def mini(rules: str, hit_policy: str = "unique", extra: str = "") -> str:
     return MINI_HEAD.format(hit_policy=hit_policy) + "rules:\n" + textwrap.indent(textwrap.dedent(rules), "  ") + extra
 
 
-def check(text: str) -> Checked:
-    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
+def check(text: str, folder=None) -> Checked:
+    """Check a table's text; `folder` is where the tables it imports are."""
+    return check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False), folder=folder)
 
 
 def codes(checked: Checked) -> list[str]:
@@ -81,12 +82,26 @@ def without_frozen_fallback(data: dict) -> dict:
     """The shipped table with the FROZEN_KV_MTP allocator fallback removed: every draft
     decides none (the Gemma-4 MTP crash: full-pool indices into the small SWA cache)."""
     data = dict(data)
-    rules = [dict(r) for r in data["rules"] if not r["id"].startswith("frozen-kv-mtp")]
+    rules = [dict(r) for r in data["rules"] if not r["id"].startswith("frozen-kv-draft")]
     for r in rules:
         if r["id"] == "draft-owns-its-kv":
             r["when"] = {"active_pool": "other", "is_draft_worker": True}
     data["rules"] = rules
     return data
+
+
+#: A value no table will ever hold (not an identifier, so never an enum member's name).
+NO_SUCH_VALUE = "<no such algorithm>"
+
+
+def algorithm_sets(data: dict | None = None) -> dict[str, list[str]]:
+    """The shipped table's named lists of speculative algorithms (read, never restated)."""
+    return (data or shipped_data())["inputs"]["spec_algorithm"]["sets"]
+
+
+def algorithms() -> list[str]:
+    """Every speculative algorithm the shipped table knows, in its order."""
+    return list(dict.fromkeys(a for names in algorithm_sets().values() for a in names))
 
 
 def dump(data: dict) -> str:

@@ -16,8 +16,8 @@ from swapool.swa.attention import AttentionLayer, TorchAttnBackend  # noqa: E402
 from swapool.swa.attention.reference import dense_attention  # noqa: E402
 from swapool.swa.kv import FrozenKVView, SWAKVPool  # noqa: E402
 
-from .e2e_world import (EAGLE_STYLE, EXTEND, HQ, LAYERS, SEQ_LENS, SWA_PAGES, build_world, max_error,  # noqa: E402
-                        runner)
+from .e2e_world import (ALGORITHMS, EXTEND, FROZEN_READERS, HQ, KV_OWNERS, LAYERS, SEQ_LENS,  # noqa: E402
+                        SWA_PAGES, build_world, max_error, runner)
 from .helpers import dump, reverted_eagle_fix, shipped_data, without_frozen_fallback  # noqa: E402
 
 TOL = 1e-5
@@ -34,9 +34,8 @@ def policy():
     return load_policy(import_enums=False)
 
 
-def draft_algorithms(policy) -> list[str]:
-    names = policy.table.input_names
-    return list(policy.table.inputs[names.index("spec_algorithm")].values)
+def test_e2e_world_has_both_kinds_of_draft():
+    assert FROZEN_READERS and KV_OWNERS and set(FROZEN_READERS) | set(KV_OWNERS) == set(ALGORITHMS)
 
 
 def test_e2e_world_needs_eviction(world):
@@ -57,7 +56,7 @@ def test_e2e_target_matches_dense_reference(world, policy, extend):
 
 @pytest.mark.parametrize("extend", [0, EXTEND], ids=["decode", "extend"])
 def test_e2e_every_draft_algorithm_matches_dense_reference(world, policy, extend):
-    for algorithm in draft_algorithms(policy):
+    for algorithm in ALGORITHMS:
         err = max_error(world, draft=True, algorithm=algorithm, policy=policy, extend=extend)
         assert err < TOL, (algorithm, err)
 
@@ -75,14 +74,15 @@ def broken(tmp_path, edit, name):
 
 def test_e2e_reverted_eagle_fix_reads_the_wrong_kv(world, tmp_path):
     bad = load_policy(broken(tmp_path, reverted_eagle_fix, "reverted"), import_enums=False)
-    for algorithm in EAGLE_STYLE:
+    for algorithm in KV_OWNERS:
         assert max_error(world, draft=True, algorithm=algorithm, policy=bad) > 0.1, algorithm
 
 
 def test_e2e_removed_frozen_fallback_indexes_past_the_swa_pool(world, tmp_path):
     bad = load_policy(broken(tmp_path, without_frozen_fallback, "nofrozen"), import_enums=False)
-    with pytest.raises(IndexError):
-        max_error(world, draft=True, algorithm="FROZEN_KV_MTP", policy=bad)
+    for algorithm in FROZEN_READERS:
+        with pytest.raises(IndexError):
+            max_error(world, draft=True, algorithm=algorithm, policy=bad)
 
 
 @pytest.mark.parametrize("edit", [reverted_eagle_fix, without_frozen_fallback])
@@ -104,7 +104,7 @@ def test_e2e_frozen_draft_with_its_own_layer_ids_reads_the_right_target_layers(w
     draft_layers = {AttentionLayer(0, HQ, swa.num_kv_heads, swa.head_dim, sliding_window=swa.sliding_window,
                                    logit_soft_cap=swa.logit_soft_cap): 1,
                     AttentionLayer(1, HQ, full.num_kv_heads, full.head_dim): 0}
-    mr = runner(world, draft=True, algorithm="FROZEN_KV_MTP")
+    mr = runner(world, draft=True, algorithm=FROZEN_READERS[0])
     mr.token_to_kv_pool = FrozenKVView(world.target_pool, {0: 1, 1: 0})
     backend = TorchAttnBackend(mr, policy=policy, swa_pool_types=(SWAKVPool,))
     backend.plan(world.page_table)

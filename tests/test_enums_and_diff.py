@@ -10,7 +10,8 @@ from swapool.table.enums import bound_members
 from swapool.table.check import check_bytes
 from swapool.table.enums import EnumPolicy
 
-from .helpers import SHIPPED, dump, mini, only, reverted_eagle_fix, shipped_data, without_frozen_fallback
+from .helpers import (NO_SUCH_VALUE, SHIPPED, algorithm_sets, dump, mini, only, reverted_eagle_fix, shipped_data,
+                      without_frozen_fallback)
 
 
 @pytest.fixture
@@ -49,9 +50,9 @@ def test_enum_in_step_with_the_table_is_silent(engine_enum):
 
 
 def test_new_engine_member_is_a_gap_naming_it(engine_enum):
-    c = run_check(bound_table(engine_enum("x y z MEDUSA")))
+    c = run_check(bound_table(engine_enum("x y z NEW_MEMBER")))
     d = only(c, "enum-missing-member")
-    assert "MEDUSA" in d.message and d.severity.value == "error"
+    assert "NEW_MEMBER" in d.message and d.severity.value == "error"
     assert not c.ok
 
 
@@ -88,7 +89,7 @@ def test_reverted_eagle_fix_breaks_the_shipped_invariant():
 def test_removed_frozen_fallback_fails_the_regression_case():
     c = check_bytes(dump(without_frozen_fallback(shipped_data())), "nofrozen.yaml", enums=EnumPolicy(do_import=False))
     failed = [d for d in c.diagnostics if d.code == "case-failed"]
-    assert any(d.witness["spec_algorithm"] == "FROZEN_KV_MTP" for d in failed)
+    assert any(d.witness["spec_algorithm"] in algorithm_sets()["reads_target_kv"] for d in failed)
 
 
 def diff(capsys, old, new, *extra):
@@ -108,8 +109,8 @@ def test_diff_shows_exactly_the_reverted_region(capsys, write):
     c = changes[0]
     assert c["old"] == {"output": "none", "rule": "draft-owns-its-kv"}
     assert c["new"] == {"output": "allocator", "rule": "allocator-if-swa"}
-    assert c["region"] == ("active_pool=other, is_draft_worker=true, spec_algorithm in [NONE, EAGLE, EAGLE3, "
-                           "STANDALONE, NGRAM, DFLASH, DSPARK, UNO], allocator_kvcache=swa")
+    owners = ", ".join(algorithm_sets()["owns_its_kv"])
+    assert c["region"] == f"active_pool=other, is_draft_worker=true, spec_algorithm in [{owners}], allocator_kvcache=swa"
 
 
 def test_renamed_and_reordered_rules_are_equivalent(capsys, write):
@@ -123,11 +124,10 @@ def test_renamed_and_reordered_rules_are_equivalent(capsys, write):
 
 def test_diff_reports_a_value_only_one_table_knows(capsys, write):
     data = shipped_data()
-    data["inputs"]["spec_algorithm"]["values"].append("MEDUSA")
-    data["rules"][1]["when"]["spec_algorithm"].append("MEDUSA")
+    algorithm_sets(data)["owns_its_kv"].append(NO_SUCH_VALUE)  # the one edit that adds an algorithm
     code, out = diff(capsys, SHIPPED, write(dump(data)))
     assert code == 1
-    assert ("active_pool=other, is_draft_worker=true, spec_algorithm=MEDUSA: (not in the table's domain) "
+    assert (f"active_pool=other, is_draft_worker=true, spec_algorithm={NO_SUCH_VALUE}: (not in the table's domain) "
             "-> none (draft-owns-its-kv)") in out.out
 
 

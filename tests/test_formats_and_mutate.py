@@ -103,15 +103,15 @@ def test_the_model_written_back_as_data_builds_the_same_table():
     from swapool.table.emit import table_data
 
     for path in (SHIPPED, SHIPPED.parent / "swa_backends.yaml"):
-        table = check(path.read_text()).table
+        table = check(path.read_text(), folder=path.parent).table
         again = check(yaml.safe_dump(table_data(table), sort_keys=False)).table
         assert again is not None
 
         def shape(t):
-            return ([(r.id, r.then, r.why, [(c.mask, c.form, c.named) for c in r.cells]) for r in t.rules],
-                    [(c.region, c.expect) for c in t.cases],
+            return ([(r.id, r.then, r.why, [(c.mask, c.form, c.named, c.sets) for c in r.cells]) for r in t.rules],
+                    [(c.region, c.expect, c.sets) for c in t.cases],
                     [(v.id, v.if_region, v.if_outputs, v.then_region, v.then_outputs) for v in t.invariants],
-                    [(i.name, i.values, i.enum, i.wildcard) for i in t.inputs], t.hit_policy)
+                    [(i.name, i.values, i.enum, i.wildcard, i.sets) for i in t.inputs], t.hit_policy)
         assert shape(again) == shape(table)
 
 

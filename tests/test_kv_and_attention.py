@@ -250,12 +250,15 @@ def flashinfer_on_cpu(monkeypatch):
     return RecordingDecodeWrapper
 
 
-@pytest.mark.parametrize("draft, algorithm", [(False, "NONE"), (True, "EAGLE"), (True, "FROZEN_KV_MTP")])
-def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu, draft, algorithm):
+@pytest.mark.parametrize("draft, reader", [(False, False), (True, False), (True, True)],
+                         ids=["target", "kv-owning-draft", "frozen-kv-draft"])
+def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu, draft, reader):
     """CPU twin of the GPU check: same world, same policy, flashinfer's calls replayed in torch."""
     from swapool import load_policy
 
-    from .e2e_world import HQ, LAYERS, SEQ_LENS, build_world, runner
+    from .e2e_world import FROZEN_READERS, HQ, KV_OWNERS, LAYERS, SEQ_LENS, build_world, runner
+
+    algorithm = (FROZEN_READERS if reader else KV_OWNERS)[-1]
 
     world = build_world()
     policy = load_policy(import_enums=False)
@@ -270,7 +273,7 @@ def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu
     swa_pages = ref.translate_page_table(world.page_table).kv_indices if ref.swa_pool is not None else full_pages
     assert torch.equal(flashinfer_on_cpu.plans[0][1], full_pages)
     assert torch.equal(flashinfer_on_cpu.plans[1][1], swa_pages)
-    assert (ref.swa_pool is None) == (draft and algorithm != "FROZEN_KV_MTP")
+    assert (ref.swa_pool is None) == (draft and not reader)
     q = torch.randn(len(SEQ_LENS), HQ, LAYERS[0].head_dim, generator=torch.Generator().manual_seed(3))
     for layer in LAYERS:
         out = torch.full_like(q, float("nan"))

@@ -14,7 +14,7 @@ import pytest
 from swapool.cli import main
 from swapool.table.diagram import Ask, Diagram
 
-from .helpers import SHIPPED, check, dump, shipped_data
+from .helpers import SHIPPED, algorithm_sets, check, dump, shipped_data
 
 # pydot 4 calls pyparsing names that pyparsing 3.3 deprecates
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -87,19 +87,15 @@ def test_hostile_labels_cannot_break_out_of_the_pictures(write, capsys):
 
 def test_markdown_diff_is_a_table_of_changed_regions_with_rule_ids(write, capsys):
     data = shipped_data()
-    for rule in data["rules"]:  # UNO becomes a frozen-KV reader: one value moves between rules
-        if rule["id"] == "draft-owns-its-kv":
-            rule["when"]["spec_algorithm"] = [v for v in rule["when"]["spec_algorithm"] if v != "UNO"]
-        if rule["id"].startswith("frozen-kv-mtp"):
-            rule["when"]["spec_algorithm"] = ["FROZEN_KV_MTP", "UNO"]
-    data["invariants"][2]["if"]["spec_algorithm"] = {"not": ["FROZEN_KV_MTP", "UNO"]}
-    data["cases"] = [c for c in data["cases"] if c["given"].get("spec_algorithm") != "UNO"]
+    sets = algorithm_sets(data)  # one algorithm becomes a frozen-KV reader: one value moves between lists
+    moved = sets["owns_its_kv"].pop()
+    sets["reads_target_kv"].append(moved)
     new = str(write(dump(data), "new.yaml"))
     assert main(["diff", "--format", "markdown", str(SHIPPED), new]) == 1
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| ")]
     assert rows[0] == "| region | old | new |"
-    assert rows[1:] == ["| active_pool=other, is_draft_worker=true, spec_algorithm=UNO, allocator_kvcache=swa "
-                        "| none (draft-owns-its-kv) | allocator (frozen-kv-mtp-reads-target-swa) |"]
+    assert rows[1:] == [f"| active_pool=other, is_draft_worker=true, spec_algorithm={moved}, allocator_kvcache=swa "
+                        "| none (draft-owns-its-kv) | allocator (frozen-kv-draft-reads-target-swa) |"]
     assert main(["diff", "--format", "markdown", str(SHIPPED), str(SHIPPED)]) == 0
     assert "Equivalent" in capsys.readouterr().out

@@ -64,8 +64,8 @@ def test_the_readme_snippet_runs_under_pre_commit_with_a_pinned_revision(tmp_pat
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "swapool validate" in ok.stdout and "Passed" in ok.stdout
     (repo / "policies" / "swa.yaml").write_text(
-        (ROOT / "policies" / "swa.yaml").read_text().replace("spec_algorithm: FROZEN_KV_MTP, allocator_kvcache: other}",
-                                                              "spec_algorithm: FROZEN_KV_MTP, allocator_kvcache: swa}"))
+        (ROOT / "policies" / "swa.yaml").read_text().replace("spec_algorithm: {in: reads_target_kv}, allocator_kvcache: other}",
+                                                              "spec_algorithm: {in: reads_target_kv}, allocator_kvcache: swa}"))
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     bad = subprocess.run(run, cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     assert bad.returncode == 1 and "error[overlap]" in bad.stdout, bad.stdout + bad.stderr

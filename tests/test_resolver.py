@@ -9,10 +9,10 @@ import yaml
 from swapool import PolicyError, load_policy
 from swapool.swa.policy import clear_cache
 
-from .helpers import SHIPPED, SWAKVPool
+from .helpers import SHIPPED, SWAKVPool, algorithms
 from .test_runtime import runner
 
-ALGS = enum.Enum("ALGS", "NONE EAGLE EAGLE3 STANDALONE NGRAM DFLASH DSPARK UNO FROZEN_KV_MTP")
+ALGS = enum.Enum("ALGS", algorithms())
 
 
 def all_inputs():

@@ -11,9 +11,10 @@ import swapool
 from swapool import PolicyError, load_policy, resolve_swa_kv_pool
 from swapool.swa.policy import clear_cache
 
-from .helpers import SHIPPED, MHATokenToKVPool, SWAKVPool, mini
+from .helpers import SHIPPED, MHATokenToKVPool, SWAKVPool, algorithm_sets, algorithms, mini
 
-ALGORITHMS = ["NONE", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP"]
+ALGORITHMS = algorithms()
+FROZEN_READERS = algorithm_sets()["reads_target_kv"]
 SpeculativeAlgorithm = enum.Enum("SpeculativeAlgorithm", ALGORITHMS)
 
 
@@ -29,10 +30,11 @@ def runner(active: str, draft: bool, algorithm, allocator: str):
 
 
 def reference(mr):
-    """sglang's fixed resolver (DESIGN.md section 1) written as plain ifs: the oracle."""
+    """sglang's fixed resolver (DESIGN.md section 1) written as plain ifs: the oracle. Which
+    drafts read the target's KV is the table's list (one edit adds an algorithm)."""
     if isinstance(mr.token_to_kv_pool, SWAKVPool):
         return mr.token_to_kv_pool
-    if mr.is_draft_worker and mr.spec_algorithm.name != "FROZEN_KV_MTP":
+    if mr.is_draft_worker and mr.spec_algorithm.name not in FROZEN_READERS:
         return None
     kv = mr.token_to_kv_pool_allocator.get_kvcache()
     return kv if isinstance(kv, SWAKVPool) else None

@@ -8,6 +8,7 @@ import importlib
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import types
@@ -311,6 +312,7 @@ def drifted_places(tmp_path) -> str:
     text = "\n".join(line for line in text.splitlines() if "backend: triton" not in line) + "\n"
     path = tmp_path / "places.yaml"
     path.write_text(text)
+    shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
     return str(path)
 
 

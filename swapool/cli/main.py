@@ -51,7 +51,8 @@ def _check(args: argparse.Namespace, path: str) -> Any:
         raw = sys.stdin.buffer.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
             return Checked(name, None, (error("io", f"{name} is larger than {MAX_BYTES} bytes", Span(name, 1, 1)),))
-        return check_bytes(raw, name, enums=enums, contracts=CONTRACTS)
+        folder = os.path.dirname(args.stdin_filename) or "." if getattr(args, "stdin_filename", None) else None
+        return check_bytes(raw, name, enums=enums, contracts=CONTRACTS, folder=folder)
     return check_path(path, display=path, enums=enums, contracts=CONTRACTS)
 
 

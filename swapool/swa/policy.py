@@ -59,7 +59,8 @@ class Policy(Decider):
         return restricted
 
 
-_cache: dict[tuple[str, str, EnumPolicy], Policy] = {}
+#: (path, digest of its bytes, enum policy) -> the policy and the (path, digest) of each table it imports
+_cache: dict[tuple[str, str, EnumPolicy], tuple[Policy, tuple[tuple[str, str], ...]]] = {}
 _lock = threading.Lock()
 _default: Policy | None = None
 
@@ -116,11 +117,11 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
     key = (str(Path(path).resolve()), digest, enums)
     with _lock:
         hit = _cache.get(key)
-    if hit is not None:
-        return hit
+    if hit is not None and all(_digest_now(p) == d for p, d in hit[1]):
+        return hit[0]
     # Checked outside the lock: checking may import a bound enum's module, and that
     # module may itself load a policy.
-    checked = check_bytes(raw, shown, digest=digest, enums=enums, contracts=CONTRACTS)
+    checked = check_bytes(raw, shown, digest=digest, enums=enums, contracts=CONTRACTS, folder=Path(path).parent)
     findings = checked.diagnostics
     if checked.table is not None and checked.table.decision != DECISION:
         findings += (error(
@@ -133,12 +134,18 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
                           "start with it", sorted(findings, key=Diagnostic.sort_key))
     policy = Policy(checked.table, shown, checked.diagnostics, checked.diagram)
     with _lock:
-        winner = _cache.setdefault(key, policy)
-    if winner is not policy:  # another thread loaded the same table meanwhile
-        return winner
+        current = _cache.get(key)
+        if current is not None and current[0].digest == policy.digest:
+            return current[0]  # another thread loaded the same table meanwhile
+        _cache[key] = policy, checked.imports
     log.info("swapool: loaded policy %s (sha256:%s, %d rules, decision %s)", shown, policy.digest[:12],
              len(policy.table.rules), policy.table.decision)
     return policy
+
+
+def _digest_now(path: str) -> str | None:
+    raw, _ = read_bytes(path)
+    return None if raw is None else digest_of(raw)
 
 
 def check_file(path: str | os.PathLike, *, import_enums: bool = True,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from .cells import make_cell, read_cell
@@ -20,16 +22,20 @@ def _listed(values: tuple) -> str:
     return shown + (f" and {len(values) - _LISTED:,} more" if len(values) > _LISTED else "")
 
 
-def build_table(doc: Document) -> tuple[Table | None, list[Diagnostic]]:
-    """Resolve a schema-valid document into a `Table`, or say every reason it cannot be."""
-    b = _TableBuilder(doc)
+def build_table(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})
+                ) -> tuple[Table | None, list[Diagnostic]]:
+    """Resolve a schema-valid document into a `Table`, or say every reason it cannot be.
+    `imported` maps the name of each input written `from: FILE` to that file's document
+    (schema-valid, holding a plain input of that name)."""
+    b = _TableBuilder(doc, imported)
     table = b.build()
     return (table if not b.diagnostics else None), b.diagnostics
 
 
 class _TableBuilder:
-    def __init__(self, doc: Document):
+    def __init__(self, doc: Document, imported: Mapping[str, Document]):
         self.doc = doc
+        self.imported = imported
         self.diagnostics: list[Diagnostic] = []
 
     def fail(self, code: str, message: str, path: tuple, help: str | None = None) -> None:
@@ -63,11 +69,12 @@ class _TableBuilder:
                      self.output, rules, cases, invariants, d.get("description"),
                      self.doc.key_span(("rules",)), self.doc.span(("decision",)))
 
-    def check_unique(self, values: tuple, path: tuple, what: str) -> None:
+    def check_unique(self, values: tuple, path: tuple, what: str, doc: Document | None = None) -> None:
         seen: set = set()
         for i, v in enumerate(values):
             if v in seen:
-                self.fail("duplicate-value", f"{what} lists the value '{v}' twice", path + (i,))
+                self.diagnostics.append(error("duplicate-value", f"{what} lists the value '{v}' twice",
+                                              (doc or self.doc).span(path + (i,))))
             seen.add(v)
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
@@ -77,25 +84,55 @@ class _TableBuilder:
                 "reserved-name", f"an input cannot be named '{OUTPUT}': invariant conditions use that key for "
                 "the decision's output", self.doc.key_span(path), expected="another name", got=name,
                 help="rename the input"))
+        origin, source, local = self.doc, None, spec
+        if "from" in spec:  # the domain comes from there; what is said here about it stays
+            origin, source = self.imported[name], spec["from"]
+            spec = {**origin.data["inputs"][name], **{k: v for k, v in local.items() if k != "from"}}
         if "type" in spec:
-            values: tuple = (False, True)
-        else:
+            return Input(name, (False, True), True, self.doc.key_span(path), spec.get("description"),
+                         spec.get("enum"), bool(spec.get("wildcard", False)), imported_from=source)
+        sets: dict[str, list] = spec.get("sets", {})
+        if "values" in spec:
             values = tuple(spec["values"])
-            self.check_unique(values, path + ("values",), f"input '{name}'")
-        return Input(name, values, "type" in spec, self.doc.key_span(path), spec.get("description"),
-                     spec.get("enum"), bool(spec.get("wildcard", False)))
+            self.check_unique(values, path + ("values",), f"input '{name}'", origin)
+        else:  # the sets' members, in the order they are first listed
+            values = tuple(dict.fromkeys(v for members in sets.values() for v in members))
+        inp = Input(name, values, False, self.doc.key_span(path), spec.get("description"), spec.get("enum"),
+                    bool(spec.get("wildcard", False)), imported_from=source)
+        masks = []
+        for set_name, members in sets.items():
+            at = path + ("sets", set_name)
+            self.check_unique(tuple(members), at, f"value set '{set_name}' of input '{name}'", origin)
+            masks.append((set_name, self.value_mask(inp, members, at, doc=origin)))
+        return dataclasses.replace(inp, sets=tuple(masks)) if masks else inp
 
-    def value_mask(self, inp: Input, literals: list, path: tuple, indexed: bool = True) -> int:
+    def value_mask(self, inp: Input, literals: list, path: tuple, indexed: bool = True,
+                   doc: Document | None = None) -> int:
         mask = 0
         for i, v in enumerate(literals):
             at = path + (i,) if indexed else path
             if not inp.holds(v):
-                self.unknown_value(inp, v, at)
+                self.unknown_value(inp, v, at, doc)
                 continue
             mask |= 1 << inp.position[v]
         return mask
 
-    def unknown_value(self, inp: Input, v: Any, path: tuple) -> None:
+    def set_mask(self, inp: Input, names: list, path: tuple, indexed: bool) -> int:
+        mask = 0
+        for i, set_name in enumerate(names):
+            if set_name in inp.set_masks:
+                mask |= inp.set_masks[set_name]
+                continue
+            declared = list(inp.set_masks)
+            self.diagnostics.append(error(
+                "unknown-set", f"'{set_name}' is not a value set of input '{inp.name}' "
+                + (f"(its sets: {', '.join(declared)})" if declared else "(it declares no sets)"),
+                self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name, keyword=inp.name,
+                help=did_you_mean(set_name, declared) or (None if declared else
+                                                          f"declare it under inputs: {inp.name}: sets:")))
+        return mask
+
+    def unknown_value(self, inp: Input, v: Any, path: tuple, doc: Document | None = None) -> None:
         hint = None
         if isinstance(v, bool) and not inp.is_bool:
             hint = "YAML reads yes/no/on/off/true/false as booleans; quote the value"
@@ -105,11 +142,14 @@ class _TableBuilder:
             hint = did_you_mean(v, inp.values)
         self.diagnostics.append(error(
             "unknown-value", f"{format_value(v)!r} is not a value of input '{inp.name}' "
-            f"(expected one of: {_listed(inp.values)})", self.doc.span(path), help=hint,
+            f"(expected one of: {_listed(inp.values)})", (doc or self.doc).span(path), help=hint,
             expected=list(inp.values[:_LISTED]), got=v, keyword=inp.name))
 
     def cell(self, inp: Input, raw: Any, path: tuple) -> Cell:
         form, literals = read_cell(raw)
+        if form is CellForm.SET:
+            named = self.set_mask(inp, literals, path + ("in",), indexed=isinstance(raw["in"], list))
+            return make_cell(inp, form, named, self.doc.span(path), tuple(literals))
         at = path + ("not",) if form is CellForm.NOT else path
         named = self.value_mask(inp, literals, at, indexed=form is not CellForm.LITERAL)
         return make_cell(inp, form, named, self.doc.span(path))
@@ -147,7 +187,9 @@ class _TableBuilder:
         path = ("cases", index)
         cells, _ = self.cells(raw["given"], path + ("given",))
         self.check_output(raw["expect"], path + ("expect",))
-        return Case(index, tuple(c.mask for c in cells), raw["expect"], self.doc.span(path), raw.get("why"))
+        sets = tuple(c.sets for c in cells)
+        return Case(index, tuple(c.mask for c in cells), raw["expect"], self.doc.span(path), raw.get("why"),
+                    sets if any(sets) else ())
 
     def invariant(self, index: int, raw: Mapping[str, Any]) -> Invariant:
         path = ("invariants", index)

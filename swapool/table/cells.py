@@ -11,10 +11,14 @@ ANY_CELL = "-"
 
 
 def read_cell(raw: Any) -> tuple[CellForm, list[Any]]:
-    """The form of a schema-valid cell and the literals it names (none for '-')."""
+    """The form of a schema-valid cell and the literals it names (none for '-'; for an
+    `{in: ...}` cell, the set names)."""
     if raw == ANY_CELL:
         return CellForm.ANY, []
     if isinstance(raw, dict):
+        if "in" in raw:
+            names = raw["in"]
+            return CellForm.SET, [names] if isinstance(names, str) else list(names)
         return CellForm.NOT, list(raw["not"])
     if isinstance(raw, list):
         return CellForm.LIST, list(raw)
@@ -23,9 +27,11 @@ def read_cell(raw: Any) -> tuple[CellForm, list[Any]]:
 
 def write_cell(form: CellForm, values: Sequence[Any]) -> Any:
     """The YAML data of a cell; `values` are the literals it names (a `not` cell: the
-    values it excludes). `read_cell(write_cell(f, v)) == (f, v)`."""
+    values it excludes; an `{in: ...}` cell: the set names). `read_cell(write_cell(f, v)) == (f, v)`."""
     if form is CellForm.ANY:
         return ANY_CELL
+    if form is CellForm.SET:
+        return {"in": values[0] if len(values) == 1 else list(values)}
     if form is CellForm.NOT:
         return {"not": list(values)}
     if form is CellForm.LITERAL:
@@ -39,12 +45,13 @@ def form_for(count: int) -> CellForm:
     return CellForm.LITERAL if count == 1 else CellForm.LIST
 
 
-def make_cell(inp: Input, form: CellForm, named: int, span: Span | None = None) -> Cell:
+def make_cell(inp: Input, form: CellForm, named: int, span: Span | None = None, sets: tuple[str, ...] = ()) -> Cell:
     """The cell of `inp` written as `form` naming the values in mask `named` (for a `not`
-    cell, the values it excludes). A literal or list naming nothing matches nothing (an
-    empty-cell finding); a `not` naming nothing matches every value."""
+    cell, the values it excludes; for an `{in: ...}` cell, the members of `sets`). A
+    literal or list naming nothing matches nothing (an empty-cell finding); a `not`
+    naming nothing matches every value."""
     if form is CellForm.ANY:
         return Cell(inp.full, form, 0, span)
     if form is CellForm.NOT:
         return Cell(inp.full & ~named, form, named, span)
-    return Cell(named, form, named, span)
+    return Cell(named, form, named, span, sets if form is CellForm.SET else ())

@@ -9,7 +9,7 @@ from .model import OUTPUT, Case, Cell, CellForm, Input, Invariant, Rule, Table
 
 
 def cell_data(inp: Input, cell: Cell) -> Any:
-    return write_cell(cell.form, inp.values_of(cell.named))
+    return write_cell(cell.form, cell.sets if cell.form is CellForm.SET else inp.values_of(cell.named))
 
 
 def region_data(table: Table, region: tuple[int, ...]) -> dict[str, Any]:
@@ -32,7 +32,16 @@ def rule_data(table: Table, rule: Rule) -> dict[str, Any]:
 
 
 def case_data(table: Table, case: Case) -> dict[str, Any]:
-    out: dict[str, Any] = {"given": region_data(table, case.region), "expect": case.expect}
+    given = region_data(table, case.region)
+    if any(case.sets):
+        written = dict(given)
+        given = {}
+        for inp, names in zip(table.inputs, case.sets):
+            if names:
+                given[inp.name] = write_cell(CellForm.SET, names)
+            elif inp.name in written:
+                given[inp.name] = written[inp.name]
+    out: dict[str, Any] = {"given": given, "expect": case.expect}
     if case.why is not None:
         out["why"] = case.why
     return out
@@ -59,6 +68,8 @@ def table_data(table: Table) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
     for inp in table.inputs:
         spec: dict[str, Any] = {"type": "bool"} if inp.is_bool else {"values": list(inp.values)}
+        if inp.sets:  # an imported input is written out whole, so the data stands alone
+            spec["sets"] = {name: list(inp.values_of(mask)) for name, mask in inp.sets}
         if inp.description is not None:
             spec["description"] = inp.description
         if inp.enum is not None:

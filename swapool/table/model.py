@@ -31,6 +31,7 @@ class CellForm(enum.Enum):
     LITERAL = "literal"  # one value
     LIST = "list"        # [a, b]
     NOT = "not"          # {not: [a, b]}
+    SET = "set"          # {in: name}: the members of named value sets of the input
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Input:
     description: str | None = None
     enum: str | None = None
     wildcard: bool = False
+    sets: tuple[tuple[str, int], ...] = ()  # named value sets: name -> mask, in declared order
+    imported_from: str | None = None        # the table file the values were taken from
 
     @property
     def full(self) -> int:
@@ -55,6 +58,10 @@ class Input:
     def holds(self, value: Any) -> bool:
         """Whether `value` is one of this input's values (same type, not merely equal)."""
         return type(value) is type(self.values[0]) and value in self.position
+
+    @functools.cached_property
+    def set_masks(self) -> dict[str, int]:
+        return dict(self.sets)
 
     def mask_of(self, values: Any) -> int:
         return sum(1 << self.position[v] for v in values)
@@ -76,8 +83,9 @@ class Cell:
 
     mask: int
     form: CellForm
-    named: int  # values the author wrote down (a literal, a list, or a `not` list)
+    named: int  # values the author wrote down (a literal, a list, a `not` list, or sets' members)
     span: Span | None
+    sets: tuple[str, ...] = ()  # the value sets an `{in: ...}` cell names
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,12 @@ class Case:
     expect: str
     span: Span
     why: str | None = None
+    sets: tuple[tuple[str, ...], ...] = ()  # per input, the value sets an `{in: ...}` names
+
+    def named(self, k: int, inp: "Input") -> int:
+        """The values of input `k` this case names (a value or sets' members; none when
+        the input is left out)."""
+        return self.region[k] if self.region[k] != inp.full or (self.sets and self.sets[k]) else 0
 
 
 @dataclass(frozen=True)

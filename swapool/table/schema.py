@@ -15,7 +15,7 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from . import schema_check
-from .diagnostics import Diagnostic, error, suggest
+from .diagnostics import Diagnostic, did_you_mean, error, suggest
 from .shipped import schema_path
 from .source import Document
 
@@ -132,8 +132,14 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         return found(f"{where}: expected {_article(_yaml_type(expected))}, got {_kind(got)} {_show(got)}",
                      want=_yaml_type(expected), have=_kind(got))
     if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":
-        return found(f"input '{path[1]}' needs exactly one of 'values: [...]' or 'type: bool'",
-                     want=["values", "type"], have=list(got) if isinstance(got, dict) else _kind(got))
+        given = [k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got]
+        return found(f"input '{path[1]}' takes its values from one of 'type: bool', 'values: [...]' and/or "
+                     f"'sets: {{...}}', or 'from: FILE' (no 'enum' with it); it has "
+                     + (", ".join(given) if given else "none of them"),
+                     want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got))
+    if keyword == "anyOf" and path[-1:] == ("in",):
+        return found(f"{where}: expected a value set's name or a list of them, got {_kind(got)} {_show(got)}",
+                     want="set name", have=_kind(got))
     if keyword == "anyOf":
         return _cell_error(doc, err, path, where)
     if keyword == "propertyNames":
@@ -154,19 +160,34 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple, whe
     """A cell matched none of its forms. The forms whose type the cell has fail deeper
     (a `{nott: ...}` mapping, a list holding a number): report that error; a cell of
     no form's type gets the list of forms."""
-    inside = [e for e in err.context if e.relative_path or e.validator != "type"]
-    if inside:
-        sub = min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9))
-        if sub.validator == "additionalProperties" and isinstance(sub.instance, dict):
-            extra = [k for k in sub.instance if k != "not"]
-            return error("schema", f"{where}: a mapping cell is {{not: [values]}}; '{extra[0]}' is not "
-                         "a cell key", doc.key_span(path + (extra[0],)), expected=["not"], got=extra[0],
-                         keyword="additionalProperties")
-        return _to_diagnostic(doc, sub)
-    return error("schema", f"{where}: a cell is a value, a list of values, '-' or "
-                 f"{{not: [values]}}; got {_kind(err.instance)} {_show(err.instance)}", doc.span(path),
-                 expected=["value", "list of values", "-", "{not: [values]}"], got=_kind(err.instance),
+    value = err.instance
+    if isinstance(value, dict):
+        extra = [k for k in value if k not in _CELL_KEYS]
+        if extra or len(value) != 1:
+            at = extra[0] if extra else list(value)[-1] if value else None
+            problem = (f"'{at}' is not a cell key" if extra else "it holds one of the two keys, not both" if value
+                       else "this one is empty")
+            return error("schema", f"{where}: a mapping cell is {{not: [values]}} or {{in: set}}; {problem}",
+                         doc.key_span(path + (at,)) if at else doc.span(path), expected=list(_CELL_KEYS), got=at,
+                         keyword="additionalProperties", help=did_you_mean(at, list(_CELL_KEYS)) if extra else None)
+        (key,) = value  # the branch of that key says what is wrong inside it
+        inside = [e for e in err.context if list(e.relative_path)[:1] == [key] or
+                  (e.validator == "required" and isinstance(e.instance, dict) and key in e.instance)]
+        inside = [e for e in inside if e.relative_path] or inside
+        if inside:
+            return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
+    else:
+        inside = [e for e in err.context if e.relative_path or e.validator != "type"]
+        if inside:
+            return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
+    return error("schema", f"{where}: a cell is a value, a list of values, '-', "
+                 f"{{not: [values]}} or {{in: set}}; got {_kind(value)} {_show(value)}", doc.span(path),
+                 expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"], got=_kind(value),
                  keyword="anyOf")
+
+
+_CELL_KEYS = ("not", "in")
+_DOMAIN_KEYS = ("type", "values", "sets", "from", "enum")
 
 
 _CELL_PREFERENCE = {"additionalProperties": 0, "type": 1, "required": 2}

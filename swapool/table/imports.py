@@ -1,0 +1,100 @@
+"""Stage 2b, imports: an input written `from: FILE` takes its values, sets and enum binding
+from the input of the same name in a table beside this one, so that two tables never
+list the same values twice (one edit adds a value to both).
+
+Bounded on purpose: a file name only (no folders, so no path leaves the table's folder),
+one level (the imported input must be written out, not imported again), and each file is
+read once, under the same limits as a table.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .diagnostics import Diagnostic, Span, did_you_mean, error
+from .schema import check_schema
+from .source import Document, digest_of, parse_document, read_bytes
+
+
+@dataclass(frozen=True)
+class Imports:
+    """The documents that `from:` inputs name, by input name, and what the load needs to know."""
+
+    documents: Mapping[str, Document]
+    files: tuple[tuple[str, str], ...]  # (path read, its digest), in the order first imported
+    diagnostics: tuple[Diagnostic, ...]
+
+    def digest(self, own: str) -> str:
+        """The digest of the table with everything it imports: a change to either is a change."""
+        if not self.files:
+            return own
+        return digest_of("\n".join([own] + [d for _, d in self.files]).encode())
+
+
+NO_IMPORTS = Imports({}, (), ())
+
+
+def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
+    """Read the tables that the inputs of a schema-valid `doc` import from `folder` (the
+    importing table's folder; None when the table has no file, e.g. a string)."""
+    wanted = {name: spec["from"] for name, spec in doc.data["inputs"].items() if "from" in spec}
+    if not wanted:
+        return NO_IMPORTS
+    found: list[Diagnostic] = []
+    documents: dict[str, Document] = {}
+    read: dict[str, Document | None] = {}
+    files: list[tuple[str, str]] = []
+    for name, file in wanted.items():
+        at = doc.span(("inputs", name, "from"))
+        if folder is None:
+            found.append(error("import", f"input '{name}' imports from {file}, but this table was not read from "
+                                         "a file, so there is no folder to find it in", at,
+                               help="check the file itself, or name it with --stdin-filename"))
+            continue
+        path = Path(folder) / file
+        if file not in read:
+            read[file] = _read(path, file, at, doc, found)
+            if read[file] is not None:
+                files.append((str(path), read[file].digest))  # type: ignore[union-attr]
+        other = read[file]
+        if other is None:
+            continue
+        inputs = other.data["inputs"]
+        if name not in inputs:
+            found.append(error("import", f"input '{name}' imports from {file}, which has no input '{name}' "
+                                         f"(its inputs: {', '.join(inputs)})", at,
+                               expected=list(inputs), got=name, help=did_you_mean(name, list(inputs))))
+        elif "from" in inputs[name]:
+            found.append(error("import", f"input '{name}' imports from {file}, where it is imported again "
+                                         f"(from {inputs[name]['from']}); import from the table that lists the "
+                                         "values", at, related=(("the second import", other.span(("inputs", name, "from"))),)))
+        else:
+            documents[name] = other
+    return Imports(documents, tuple(files), tuple(found))
+
+
+def _read(path: Path, file: str, at: Span, doc: Document, found: list[Diagnostic]) -> Document | None:
+    shown = str(Path(doc.file).parent / file) if not doc.file.startswith("<") else str(path)
+    try:
+        if Path(doc.file).resolve() == path.resolve():
+            found.append(error("import", f"a table cannot import from itself ({file})", at))
+            return None
+    except OSError:
+        pass
+    raw, problems = read_bytes(path, shown)
+    if raw is None:
+        found.append(error("import", f"cannot import from {file}: {problems[0].message}", at))
+        return None
+    other, problems = parse_document(raw, shown)
+    if other is not None:
+        problems = check_schema(other)
+    if other is None or problems:
+        found.append(error("import", f"{shown}, imported here, is not a valid table ({len(problems)} problem(s); "
+                                     f"first: {problems[0].message})", at,
+                           related=(("that problem", problems[0].span),) if problems[0].span else (),
+                           help=f"run: swapool validate {shown}"))
+        return None
+    return other

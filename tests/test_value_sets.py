@@ -1,0 +1,208 @@
+"""Named value sets (`sets:` on an input, `{in: name}` in cells and cases) and inputs that
+take their values `from:` another table: the format that makes adding a value one edit."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from swapool import PolicyError, load_policy
+from swapool.cli import main
+from swapool.swa.policy import clear_cache
+from swapool.table.check import check_path
+from swapool.table.emit import table_data
+
+from .helpers import check, codes, dump, line_of, only
+
+SETS = """\
+format: 1
+decision: demo
+hit_policy: unique
+inputs:
+  a:
+    sets:
+      low: [x, y]
+      high: [z]
+  b: {type: bool}
+output: {values: [p, q]}
+"""
+
+
+def sets_table(rules: str, extra: str = "") -> str:
+    return SETS + "rules:\n" + textwrap.indent(textwrap.dedent(rules), "  ") + extra
+
+
+def test_the_sets_are_the_domain_and_a_set_cell_matches_its_members():
+    c = check(sets_table("- {id: lo, when: {a: {in: low}}, then: p}\n- {id: hi, when: {a: {in: high}}, then: q}\n"))
+    assert c.ok, [str(d) for d in c.diagnostics]
+    a = c.table.inputs[0]
+    assert a.values == ("x", "y", "z") and a.set_masks == {"low": 0b011, "high": 0b100}
+    assert [r.cells[0].mask for r in c.table.rules] == [0b011, 0b100]
+
+
+def test_a_list_of_sets_is_their_union_and_counts_as_naming_each_member():
+    c = check(sets_table("- {id: all, when: {a: {in: [low, high]}, b: true}, then: p}\n"
+                         "- {id: rest, when: {b: false}, then: q}\n"))
+    assert c.ok and c.table.rules[0].cells[0].mask == 0b111
+    assert "unnamed-value" not in codes(c)
+
+
+def test_an_unknown_set_is_named_at_its_position_with_a_suggestion():
+    text = sets_table("- {id: lo, when: {a: {in: lwo}}, then: p}\n- {id: hi, when: {a: {in: high}}, then: q}\n")
+    d = only(check(text), "unknown-set")
+    assert "'lwo' is not a value set of input 'a' (its sets: low, high)" in d.message
+    assert d.help == "did you mean 'low'?" and (d.span.line, d.got) == (line_of(text, "lwo"), "lwo")
+    assert d.span.column == text.splitlines()[d.span.line - 1].index("lwo") + 1
+
+
+def test_a_set_cell_on_an_input_without_sets_says_where_to_declare_them():
+    text = sets_table("- {id: lo, when: {a: {in: low}, b: {in: yes_ones}}, then: p}\n"
+                      "- {id: hi, when: {a: {in: high}}, then: q}\n")
+    d = only(check(text), "unknown-set")
+    assert "(it declares no sets)" in d.message and "sets:" in d.help
+
+
+def test_set_members_must_be_values_when_values_are_listed():
+    text = SETS.replace("    sets:\n", "    values: [x, y, z]\n    sets:\n").replace("high: [z]", "high: [zz]")
+    d = only(check(text + "rules:\n  - {id: r, then: p}\n"), "unknown-value")
+    assert "'zz' is not a value of input 'a'" in d.message and d.help == "did you mean 'z'?"
+    assert d.span.line == line_of(text, "high: [zz]")
+
+
+def test_a_value_listed_twice_in_a_set_is_a_duplicate():
+    text = SETS.replace("low: [x, y]", "low: [x, y, x]") + "rules:\n  - {id: r, then: p}\n"
+    assert "duplicate-value" in codes(check(text))
+
+
+def test_a_case_over_a_set_checks_every_member_and_the_witness_names_the_one_that_fails():
+    rules = "- {id: xy, when: {a: [x, y]}, then: p}\n- {id: z, when: {a: z}, then: q}\n"
+    good = check(sets_table(rules, "cases:\n  - {given: {a: {in: low}}, expect: p}\n"))
+    assert good.ok
+    bad = check(sets_table(rules.replace("[x, y]", "x").replace("a: z}", "a: [y, z]}"),
+                           "cases:\n  - {given: {a: {in: low}}, expect: p}\n"))
+    d = only(bad, "case-failed")
+    assert d.witness["a"] == "y"
+
+
+def test_sets_are_written_back_as_sets():
+    c = check(sets_table("- {id: lo, when: {a: {in: low}}, then: p}\n- {id: hi, when: {a: {in: high}}, then: q}\n",
+                         "cases:\n  - {given: {a: {in: [low, high]}, b: true}, expect: p}\n"))
+    data = table_data(c.table)
+    assert data["inputs"]["a"]["sets"] == {"low": ["x", "y"], "high": ["z"]}
+    assert data["rules"][0]["when"] == {"a": {"in": "low"}}
+    assert data["cases"][0]["given"] == {"a": {"in": ["low", "high"]}, "b": True}
+    assert check(dump(data)).table.cases[0].sets == c.table.cases[0].sets
+
+
+# Imports -------------------------------------------------------------------------------
+
+IMPORTER = """\
+format: 1
+decision: demo
+hit_policy: unique
+inputs:
+  place: {values: [one, two]}
+  a: {from: base.yaml, wildcard: true}
+output: {values: [p, q]}
+rules:
+  - {id: one, when: {place: one, a: {in: low}}, then: p}
+  - {id: one-high, when: {place: one, a: {not: [x, y]}}, then: q}
+  - {id: two, when: {place: two}, then: q}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "base.yaml").write_text(sets_table("- {id: lo, when: {a: {in: low}}, then: p}\n"
+                                                   "- {id: hi, when: {a: {in: high}}, then: q}\n"))
+    (tmp_path / "importer.yaml").write_text(IMPORTER)
+    return tmp_path
+
+
+def test_an_imported_input_takes_values_and_sets_from_the_table_beside_it(folder):
+    c = check_path(folder / "importer.yaml")
+    assert c.ok, [str(d) for d in c.diagnostics]
+    a = c.table.inputs[1]
+    assert a.values == ("x", "y", "z") and a.set_masks == {"low": 0b011, "high": 0b100}
+    assert a.wildcard and a.imported_from == "base.yaml"
+
+
+def test_one_edit_of_the_imported_table_reaches_the_importer(folder):
+    base = folder / "base.yaml"
+    before = check_path(folder / "importer.yaml").digest
+    base.write_text(base.read_text().replace("high: [z]", "high: [z, w]"))
+    after = check_path(folder / "importer.yaml")
+    assert after.ok and after.table.inputs[1].values == ("x", "y", "z", "w")
+    assert after.digest != before  # a change to the import is a change to the table
+
+
+def test_load_policy_reloads_when_only_the_imported_table_changed(folder):
+    clear_cache()
+    for name in ("base.yaml", "importer.yaml"):
+        (folder / name).write_text((folder / name).read_text().replace("decision: demo", "decision: swa_kv_pool"))
+    with pytest.raises(PolicyError):  # not an SWA table; what matters is that it is read again
+        load_policy(folder / "importer.yaml", import_enums=False)
+    base = folder / "base.yaml"
+    base.write_text(base.read_text().replace("high: [z]", "high: [z, 'bad value: too']"))
+    with pytest.raises(PolicyError) as second:
+        load_policy(folder / "importer.yaml", import_enums=False)
+    assert "too" in str(second.value) or "base.yaml" in str(second.value)
+    clear_cache()
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda t: t.replace("from: base.yaml", "from: missing.yaml"), "cannot import from missing.yaml"),
+    (lambda t: t.replace("from: base.yaml", "from: importer.yaml"), "cannot import from itself"),
+    (lambda t: t.replace("a: {from: base.yaml", "aa: {from: base.yaml").replace("a: {in", "aa: {in")
+     .replace("a: {not", "aa: {not"), "which has no input 'aa' (its inputs: a, b)"),
+])
+def test_a_bad_import_is_one_error_at_the_from_key(folder, edit, expected):
+    path = folder / "importer.yaml"
+    path.write_text(edit(IMPORTER))
+    c = check_path(path)
+    d = only(c, "import")
+    assert expected in d.message and d.span.file == str(path)
+    assert d.span.line == line_of(path.read_text(), "from:")
+
+
+def test_an_import_is_not_imported_again(folder):
+    (folder / "middle.yaml").write_text(IMPORTER)
+    (folder / "importer.yaml").write_text(IMPORTER.replace("base.yaml", "middle.yaml"))
+    d = only(check_path(folder / "importer.yaml"), "import")
+    assert "where it is imported again (from base.yaml)" in d.message and d.related
+
+
+def test_an_invalid_imported_table_is_named(folder):
+    (folder / "base.yaml").write_text(SETS.replace("format: 1", "format: 2") + "rules: []\n")
+    d = only(check_path(folder / "importer.yaml"), "import")
+    assert "base.yaml, imported here, is not a valid table" in d.message and "swapool validate" in d.help
+
+
+def test_a_table_from_standard_input_imports_only_with_a_file_name(folder, monkeypatch, capsys):
+    import io
+    import sys
+
+    for name, expected in ((None, 1), (str(folder / "importer.yaml"), 0)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(IMPORTER.encode())))
+        argv = ["validate", "-"] + (["--stdin-filename", name] if name else [])
+        assert main(argv) == expected
+        out = capsys.readouterr().out
+        assert ("no folder to find it in" in out) == (name is None)
+
+
+def test_the_shipped_places_table_lists_no_algorithm(folder):
+    """One edit: the places table takes the algorithms from policies/swa.yaml."""
+    from .helpers import SHIPPED, algorithms
+
+    import yaml
+
+    places = yaml.safe_load((SHIPPED.parent / "swa_backends.yaml").read_text())
+    assert places["inputs"]["spec_algorithm"] == {"from": "swa.yaml", "wildcard": True}
+    named = set()
+    for row in places["rules"] + places.get("cases", []) + places.get("invariants", []):
+        for condition in (row.get("when"), row.get("given"), row.get("if"), row.get("then")):
+            cell = condition.get("spec_algorithm") if isinstance(condition, dict) else None
+            if cell is not None:
+                named |= set(cell.get("not", []) if isinstance(cell, dict) else [cell] if isinstance(cell, str) else cell)
+    assert named == {"FROZEN_KV_MTP"} and set(algorithms()) > named  # sglang's code asks is_frozen_kv_mtp()
