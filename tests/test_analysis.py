@@ -38,11 +38,19 @@ def test_gaps_are_merged_into_maximal_regions():
 
 def test_overlap_under_unique_names_both_rules_and_the_input():
     text = mini(COMPLETE + "- {id: extra, when: {a: [y, z], b: true}, then: p}\n")
-    d = only(check(text), "overlap")
-    assert d.rules[:2] == ("ry", "extra")
-    assert "'rz-t'" in d.message
-    assert d.witness == {"a": "y", "b": True}
-    assert d.span.line == line_of(text, "id: extra")
+    first, second = [d for d in check(text).diagnostics if d.code == "overlap"]  # one finding per pair
+    assert (first.rules, first.witness) == (("ry", "extra"), {"a": "y", "b": True})
+    assert (second.rules, second.witness) == (("rz-t", "extra"), {"a": "z", "b": True})
+    assert "'ry' as 'q' and 'extra' as 'p'" in first.message
+    assert first.span.line == line_of(text, "id: extra")
+    assert first.related[0][1].line == line_of(text, "id: ry")
+
+
+def test_a_conflicting_pair_comes_before_a_harmless_overlap_and_both_are_said():
+    text = mini(COMPLETE + "- {id: extra, when: {a: [x, y], b: true}, then: p}\n")
+    conflict, alike = [d for d in check(text).diagnostics if d.code == "overlap"]
+    assert conflict.rules == ("ry", "extra") and "conflict" in conflict.message
+    assert alike.rules == ("rx", "extra") and "(same output)" in alike.message
 
 
 def test_first_policy_allows_overlap_but_reports_unreachable_rules():
@@ -181,5 +189,5 @@ def test_an_overlap_names_the_conflicting_partner_first():
     c = check(mini("- {id: r1, when: {a: x}, then: p}\n- {id: r2, when: {a: x, b: true}, then: q}\n"
                    "- {id: r3, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n"))
     d = next(d for d in c.diagnostics if d.code == "overlap" and d.rules[1] == "r3")
-    assert d.message.startswith("rule 'r3' overlaps 'r2', 'r1'") and d.message.endswith("('q' vs 'p')")
-    assert d.rules[:2] == ("r2", "r3") and d.witness == {"a": "x", "b": True}
+    assert d.message.startswith("rules 'r2' and 'r3' conflict") and d.message.endswith("'r3' as 'p'")
+    assert d.rules == ("r2", "r3") and d.witness == {"a": "x", "b": True}

@@ -86,17 +86,7 @@ def coverage(table: Table, budget: Budget) -> list[Diagnostic]:
             help="add a rule for this input, or widen a rule's cell to cover it"))
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
-            b = rules[later]
-            # name (and witness) a partner that decides differently first: that overlap is the bug
-            earlier = tuple(sorted(earlier, key=lambda e: rules[e].then == b.then))
-            a = rules[earlier[0]]
-            reg = intersect(a.cube, b.cube)
-            found.append(error(
-                "overlap", f"rule '{b.id}' overlaps {rule_list(table, earlier, cov.overlaps.count[later])}: "
-                f"both decide {table.describe(reg)}" + ("" if a.then == b.then else f" ('{a.then}' vs '{b.then}')"),
-                b.span, rules=(a.id, b.id) + tuple(rules[e].id for e in earlier[1:SHOWN_RULES]),
-                witness=table.point(reg),
-                help="make the cells disjoint, or use hit_policy: first if order should decide"))
+            found += _overlap_findings(table, later, earlier, cov.overlaps.count[later])
     if not unique:
         for r in rules:
             if is_empty(r.cube):
@@ -113,6 +103,36 @@ def coverage(table: Table, budget: Budget) -> list[Diagnostic]:
                     "redundant-rule", f"rule '{r.id}' is redundant: later rules decide every input "
                     f"it decides the same way ('{r.then}')", r.span, rules=(r.id,),
                     help="remove the rule, or narrow the later rules if it should matter"))
+    return found
+
+
+def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: int) -> list[Diagnostic]:
+    """A conflicting overlap (the two rules decide differently) is a bug of its own: one
+    finding per such pair, first, each with its witness. Partners that decide the same
+    (harmless, but not unique) share one finding."""
+    rules = table.rules
+    b = rules[later]
+    conflicting = [e for e in earlier if rules[e].then != b.then]
+    alike = [e for e in earlier if rules[e].then == b.then]
+    fix = "make the cells disjoint, or use hit_policy: first if order should decide"
+    found = []
+    for e in conflicting[:SHOWN_RULES]:
+        a = rules[e]
+        reg = intersect(a.cube, b.cube)
+        found.append(error(
+            "overlap", f"rules '{a.id}' and '{b.id}' conflict: both decide {table.describe(reg)}, "
+            f"'{a.id}' as '{a.then}' and '{b.id}' as '{b.then}'", b.span, rules=(a.id, b.id),
+            witness=table.point(reg), related=((f"rule '{a.id}'", a.span),), help=fix))
+    rest = conflicting[SHOWN_RULES:] + alike
+    if rest:
+        a = rules[rest[0]]
+        reg = intersect(a.cube, b.cube)
+        same = not conflicting[SHOWN_RULES:]
+        found.append(error(
+            "overlap", f"rule '{b.id}' overlaps {rule_list(table, rest, total - len(conflicting[:SHOWN_RULES]))}"
+            f"{' (same output)' if same else ''}: both decide {table.describe(reg)}", b.span,
+            rules=(a.id, b.id) + tuple(rules[e].id for e in rest[1:SHOWN_RULES]), witness=table.point(reg),
+            related=((f"rule '{a.id}'", a.span),), help=fix))
     return found
 
 

@@ -63,8 +63,10 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
     def sort_key(self) -> tuple:
+        """By place, then severity and code; findings equal in those keep the order they were
+        made in (the sort is stable), so an analysis can put the finding that matters first."""
         span = self.span or Span("", 0, 0)
-        return (span.file, span.line, span.column, self.severity.rank, self.code, self.message)
+        return (span.file, span.line, span.column, self.severity.rank, self.code)
 
     def __str__(self) -> str:
         """`file:line:col: severity[code]: message`, then indented witness and help lines,
