@@ -31,9 +31,13 @@ def engine_enum(tmp_path, monkeypatch):
     return make
 
 
-def bound_table(binding: str) -> str:
+CASES = "cases:\n  - {given: {a: x}, expect: p}\n  - {given: {a: y}, expect: q}\n  - {given: {a: z}, expect: q}\n"
+
+
+def bound_table(binding: str, cases: str = CASES) -> str:
+    """A table whose input `a` is bound to `binding`, with a case for each value."""
     rules = "- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n"
-    return mini(rules).replace("a: {values: [x, y, z]}", f'a: {{values: [x, y, z], enum: "{binding}"}}') \
+    return mini(rules, extra=cases).replace("a: {values: [x, y, z]}", f'a: {{values: [x, y, z], enum: "{binding}"}}') \
         .replace("  b: {type: bool}\n", "")
 
 
@@ -54,6 +58,27 @@ def test_new_engine_member_is_a_gap_naming_it(engine_enum):
     d = only(c, "enum-missing-member")
     assert "NEW_MEMBER" in d.message and d.severity.value == "error"
     assert not c.ok
+
+
+def test_a_bound_value_no_case_names_is_a_warning_and_an_error_when_strict(engine_enum, write, capsys):
+    text = bound_table(engine_enum("x y z"), cases=CASES.replace("  - {given: {a: z}, expect: q}\n", ""))
+    d = only(run_check(text), "uncased-value")
+    assert d.severity.value == "warning" and "no case exercises z of input 'a'" in d.message
+    assert d.help == "add a case with given: {a: z, ...}"
+    path = str(write(text))
+    assert main(["validate", "--enum-module", "fake_engine", path]) == 0
+    assert main(["validate", "--strict", "--enum-module", "fake_engine", path]) == 1
+    assert "warning[uncased-value]" in capsys.readouterr().out
+
+
+def test_a_case_that_leaves_the_input_out_does_not_count_but_a_case_over_a_set_does(engine_enum):
+    binding = engine_enum("x y z")
+    loose = run_check(bound_table(binding, cases="cases:\n  - {given: {}, expect: p}\n"))
+    assert only(loose, "uncased-value").got == ["x", "y", "z"]
+    with_sets = bound_table(binding, cases="cases:\n  - {given: {a: {in: [yz]}}, expect: q}\n"
+                                            "  - {given: {a: x}, expect: p}\n") \
+        .replace("a: {values: [x, y, z],", "a: {values: [x, y, z], sets: {yz: [y, z]},")
+    assert "uncased-value" not in [d.code for d in run_check(with_sets).diagnostics]
 
 
 def test_value_that_is_not_a_member_is_a_warning(engine_enum):

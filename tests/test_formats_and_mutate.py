@@ -10,7 +10,7 @@ from swapool.cli import main
 from swapool.table.diagnostics import CODES
 from swapool.table.mutate import mutants, run_mutations
 
-from .helpers import SHIPPED, check, mini
+from .helpers import SHIPPED, check, line_of, mini
 
 GAP = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n"
            "- {id: rz, when: {a: [x, z]}, then: q}\n")
@@ -87,8 +87,25 @@ def test_a_table_without_cases_lets_output_mutants_survive(capsys, write):
     assert 0 < report.killed < report.total
     survivor = next(s for s in report.survivors if s.description == "rule 'rx': then p -> q")
     assert survivor.rule == {"id": "rx", "when": {"a": "x", "b": True}, "then": "q"}
-    code, out = run(capsys, "mutate", str(write(text)))
-    assert code == 1 and "survived: rule 'rx': then p -> q" in out
+    assert survivor.case == {"given": {"a": "x", "b": True}, "expect": "p"}
+    path = str(write(text))
+    code, out = run(capsys, "mutate", path)
+    assert code == 1 and f"{path}:{line_of(text, 'id: rx,')}:5: survived: rule 'rx': then p -> q" in out
+    assert "      - {given: {a: x, b: true}, expect: p}" in out
+
+
+def test_pasting_each_survivors_case_kills_every_mutant(capsys, write):
+    """The witness case is ready to paste: with all of them added, nothing survives."""
+    import yaml
+
+    text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n")
+    report = run_mutations(check(text).table)
+    cases = {yaml.safe_dump(s.case, default_flow_style=True).strip() for s in report.survivors if s.case}
+    assert cases
+    pasted = text + "cases:\n" + "".join(f"  - {c}\n" for c in sorted(cases))
+    again = run_mutations(check(pasted).table)
+    assert again.survivors == () and again.total > report.total
 
 
 def test_mutate_refuses_an_invalid_table(capsys, write):

@@ -281,13 +281,29 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
                           "kill_rate": report.kill_rate,
-                          "survivors": [{"mutant": s.description, "rule": s.rule} for s in report.survivors]},
-                         indent=2))
+                          "survivors": [{"mutant": s.description, "rule": s.rule, "case": s.case,
+                                         "file": s.span.file if s.span else path,
+                                         "line": s.span.line if s.span else None,
+                                         "column": s.span.column if s.span else None}
+                                        for s in report.survivors]},
+                         indent=2, default=str))
     else:
         for s in report.survivors:
-            _say(f"survived: {s.description}")
+            _say(f"{s.span or path}: survived: {s.description}")
+            if s.case is None:
+                _say("  = note: equivalent: it decides every input as the table does; no case can tell them apart")
+            else:
+                _say("  = help: add this case, which the table passes and the edit fails:")
+                _say(f"      - {_flow(s.case)}")
         _say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
     return EXIT_OK if not report.survivors else EXIT_FINDINGS
+
+
+def _flow(data: Any) -> str:
+    """`data` as one line of YAML flow style, ready to paste under `cases:`."""
+    import yaml
+
+    return visible(yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1 << 16).strip())
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
     budget = budget or Budget()
     found: list[Diagnostic] = []
     found += lint_cells(table)
+    found += uncased_values(table)
     try:
         found += coverage(table, budget)
         found += invariant_breaches(table, budget)
@@ -213,6 +214,33 @@ def failing_cases(table: Table, budget: Budget) -> list[Diagnostic]:
                 case.span, rules=(got.id,) if got else (), witness=table.point(reg),
                 help="fix the rule if the case is right; fix the case if the rule is"))
             break
+    return found
+
+
+def uncased_values(table: Table) -> list[Diagnostic]:
+    """Values of an engine-bound input (one with `enum:`) that no case names, by value or
+    through a set: a value the engine can send that no golden example pins down. A case
+    that leaves the input out does not count; it would pin every value at once."""
+    found: list[Diagnostic] = []
+    for k, inp in enumerate(table.inputs):
+        if not inp.enum:
+            continue
+        cased = 0
+        for case in table.cases:
+            cased |= case.named(k, inp)
+        left_out = inp.values_of(inp.full & ~cased)
+        if not left_out:
+            continue
+        values = ", ".join(format_value(v) for v in left_out[:SHOWN_VALUES])
+        if len(left_out) > SHOWN_VALUES:
+            values += f" and {len(left_out) - SHOWN_VALUES:,} more"
+        homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
+        found.append(warning(
+            "uncased-value", f"no case exercises {values} of input '{inp.name}' (bound to the engine's "
+            f"{inp.enum.split(':')[-1]})", inp.span, expected="a case naming each value", got=list(left_out),
+            keyword=inp.name,
+            help=(f"add a case that names it, or its set: given: {{{inp.name}: {{in: {homes[0]}}}, ...}}" if homes
+                  else f"add a case with given: {{{inp.name}: {format_value(left_out[0])}, ...}}")))
     return found
 
 

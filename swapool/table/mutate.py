@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterator
 
 from .analysis import analyse
 from .cells import form_for, make_cell
-from .diagnostics import Diagnostic, format_value
+from .diagnostics import Diagnostic, Span, format_value
+from .diff import diff_tables
 from .emit import rule_data
 from .model import CellForm, Rule, Table
 
@@ -24,12 +25,30 @@ class Mutant:
     description: str
     table: Table
     rule: Rule | None = None  # the edited rule, when the edit is to a rule
+    span: Span | None = None  # where the edit is: the rule or case it changes
 
 
 @dataclass(frozen=True)
 class Survivor:
     description: str
     rule: dict[str, Any] | None  # the edited rule as table data
+    span: Span | None = None
+    case: dict[str, Any] | None = None  # a case the table lacks: it tells the mutant apart (paste it)
+
+    @property
+    def equivalent(self) -> bool:
+        """The edit decides every input as before: no case can kill it (nor needs to)."""
+        return self.case is None
+
+
+def killing_case(table: Table, mutant: Table) -> dict[str, Any] | None:
+    """A case, as table data, that the table passes and the mutant fails: one input where
+    they decide differently, expecting the table's answer. None when they never differ."""
+    diff = diff_tables(table, mutant)
+    for change in diff.changes:
+        if change.old.output is not None:
+            return {"given": diff.witness(change), "expect": change.old.output}
+    return None
 
 
 @dataclass(frozen=True)
@@ -64,8 +83,9 @@ def mutants(table: Table) -> Iterator[Mutant]:
         for out in outputs:
             if out != rule.then:
                 edited = dataclasses.replace(rule, then=out)
-                yield Mutant(f"rule '{rule.id}': then {rule.then} -> {out}", _with_rule(table, i, edited), edited)
-        yield Mutant(f"rule '{rule.id}' removed", _with_rule(table, i, None))
+                yield Mutant(f"rule '{rule.id}': then {rule.then} -> {out}", _with_rule(table, i, edited), edited,
+                             rule.span)
+        yield Mutant(f"rule '{rule.id}' removed", _with_rule(table, i, None), span=rule.span)
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
             named = inp.values_of(cell.named)
             edits: list[tuple[str, CellForm, int]] = []
@@ -87,12 +107,14 @@ def mutants(table: Table) -> Iterator[Mutant]:
                     form = form_for(bin(mask).count("1"))
                 cells = rule.cells[:j] + (make_cell(inp, form, mask, cell.span),) + rule.cells[j + 1:]
                 edited = dataclasses.replace(rule, cells=cells)
-                yield Mutant(f"rule '{rule.id}': {inp.name} {label}", _with_rule(table, i, edited), edited)
+                yield Mutant(f"rule '{rule.id}': {inp.name} {label}", _with_rule(table, i, edited), edited,
+                             cell.span or rule.span)
     for k, case in enumerate(table.cases):
         for out in outputs:
             if out != case.expect:
                 cases = table.cases[:k] + (dataclasses.replace(case, expect=out),) + table.cases[k + 1:]
-                yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", dataclasses.replace(table, cases=cases))
+                yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", dataclasses.replace(table, cases=cases),
+                             span=case.span)
 
 
 def run_mutations(table: Table, contract: Callable[[Table], list[Diagnostic]] | None = None) -> MutationReport:
@@ -104,5 +126,6 @@ def run_mutations(table: Table, contract: Callable[[Table], list[Diagnostic]] | 
         total += 1
         found = analyse(m.table) + (contract(m.table) if contract else [])
         if not any(d.is_error for d in found):
-            survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None))
+            survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None, m.span,
+                                      killing_case(table, m.table)))
     return MutationReport(total, total - len(survivors), tuple(survivors))
