@@ -104,5 +104,23 @@ def algorithms() -> list[str]:
     return list(dict.fromkeys(a for names in algorithm_sets().values() for a in names))
 
 
+def add_algorithms(folder, *, owner: str | None = None, reader: str | None = None):
+    """A copy of policies/ in `folder` after the one edit the README describes: each name
+    appended, in the text of swa.yaml, to the list it belongs to. Returns the folder."""
+    import re
+    import shutil
+
+    for table in SHIPPED.parent.glob("*.yaml"):
+        shutil.copy(table, folder / table.name)
+    path = folder / SHIPPED.name
+    text = path.read_text()
+    for name, list_name in ((owner, "owns_its_kv"), (reader, "reads_target_kv")):
+        if name is not None:
+            text, n = re.subn(rf"^(\s+{list_name}: \[[^\]]*)\]", rf"\1, {name}]", text, flags=re.M)
+            assert n == 1, list_name
+    path.write_text(text)
+    return folder
+
+
 def dump(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False)

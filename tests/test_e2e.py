@@ -18,7 +18,7 @@ from swapool.swa.kv import FrozenKVView, SWAKVPool  # noqa: E402
 
 from .e2e_world import (ALGORITHMS, EXTEND, FROZEN_READERS, HQ, KV_OWNERS, LAYERS, SEQ_LENS,  # noqa: E402
                         SWA_PAGES, build_world, max_error, runner)
-from .helpers import dump, reverted_eagle_fix, shipped_data, without_frozen_fallback  # noqa: E402
+from .helpers import add_algorithms, dump, reverted_eagle_fix, shipped_data, without_frozen_fallback  # noqa: E402
 
 TOL = 1e-5
 
@@ -116,3 +116,21 @@ def test_e2e_frozen_draft_with_its_own_layer_ids_reads_the_right_target_layers(w
             want = dense_attention(q[b:b + 1], k, v, window_left=layer.window_left, soft_cap=layer.logit_soft_cap,
                                    scale=layer.sm_scale)
             assert (got[b:b + 1] - want).abs().max().item() < TOL, (layer.layer_id, b)
+
+
+def test_e2e_an_algorithm_added_by_one_edit_is_exercised_on_tensors(world, tmp_path):
+    """The README's one edit (PARD joins owns_its_kv, SUFFIX_MTP joins reads_target_kv): the
+    world builds each draft from the edited table's decision and the backend, following the
+    same table, reads the right KV. The unedited table refuses the new names."""
+    from swapool import PolicyError
+
+    edited = load_policy(add_algorithms(tmp_path, owner="PARD", reader="SUFFIX_MTP") / "swa.yaml",
+                         import_enums=False)
+    for algorithm, reader in (("PARD", False), ("SUFFIX_MTP", True)):
+        own_pool = runner(world, draft=True, algorithm=algorithm, truth=edited).token_to_kv_pool
+        assert (own_pool is world.draft_pool) == (not reader)
+        for extend in (0, EXTEND):
+            err = max_error(world, draft=True, algorithm=algorithm, policy=edited, truth=edited, extend=extend)
+            assert err < TOL, (algorithm, extend, err)
+        with pytest.raises(PolicyError, match=f"spec_algorithm='{algorithm}' is not in the domain.*Append it to"):
+            max_error(world, draft=True, algorithm=algorithm, policy=load_policy(import_enums=False), truth=edited)

@@ -110,6 +110,9 @@ class Decider:
         return ", ".join(format_value(v) for v in inp.values)
 
     def unknown(self, name: str, value: Any) -> PolicyError:
+        inp = self.table.inputs[self.table.input_names.index(name)]
+        where = inp.imported_from or self.path
+        fix = (f"Append it to the one of {name}'s sets ({', '.join(n for n, _ in inp.sets)}) it belongs to, "
+               f"in {where}." if inp.sets else "Add the value to the table and decide it with a rule.")
         return PolicyError(f"{name}={value!r} is not in the domain of policy {self.path} "
-                           f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. "
-                           "Add the value to the table and decide it with a rule.")
+                           f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. {fix}")

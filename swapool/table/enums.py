@@ -135,7 +135,9 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
             found.append(error("enum-missing-member",
                                f"{inp.enum} has member {name}, which is not a value of input '{inp.name}': "
                                "no rule decides it", inp.span,
-                               help=f"add {name} to the values and name it in the rule that should decide it"))
+                               help=(f"append {name} to the one of its sets ({', '.join(n for n, _ in inp.sets)}) "
+                                     "it belongs to" if inp.sets else
+                                     f"add {name} to the values and name it in the rule that should decide it")))
     for v in inp.values:
         if v not in members:
             found.append(warning("enum-extra-value", f"value {format_value(v)} of input '{inp.name}' is not a "
