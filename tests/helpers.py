@@ -106,7 +106,8 @@ def algorithms() -> list[str]:
 
 def add_algorithms(folder, *, owner: str | None = None, reader: str | None = None):
     """A copy of policies/ in `folder` after the one edit the README describes: each name
-    appended, in the text of swa.yaml, to the list it belongs to. Returns the folder."""
+    appended, in the text of swa.yaml, to the list it belongs to (unless it is there
+    already, as in a clone where that edit was made). Returns the folder."""
     import re
     import shutil
 
@@ -115,7 +116,7 @@ def add_algorithms(folder, *, owner: str | None = None, reader: str | None = Non
     path = folder / SHIPPED.name
     text = path.read_text()
     for name, list_name in ((owner, "owns_its_kv"), (reader, "reads_target_kv")):
-        if name is not None:
+        if name is not None and name not in algorithm_sets(yaml.safe_load(text))[list_name]:
             text, n = re.subn(rf"^(\s+{list_name}: \[[^\]]*)\]", rf"\1, {name}]", text, flags=re.M)
             assert n == 1, list_name
     path.write_text(text)

@@ -121,7 +121,7 @@ def test_e2e_frozen_draft_with_its_own_layer_ids_reads_the_right_target_layers(w
 def test_e2e_an_algorithm_added_by_one_edit_is_exercised_on_tensors(world, tmp_path):
     """The README's one edit (PARD joins owns_its_kv, SUFFIX_MTP joins reads_target_kv): the
     world builds each draft from the edited table's decision and the backend, following the
-    same table, reads the right KV. The unedited table refuses the new names."""
+    same table, reads the right KV. A table without the edit refuses the new names."""
     from swapool import PolicyError
 
     edited = load_policy(add_algorithms(tmp_path, owner="PARD", reader="SUFFIX_MTP") / "swa.yaml",
@@ -132,5 +132,7 @@ def test_e2e_an_algorithm_added_by_one_edit_is_exercised_on_tensors(world, tmp_p
         for extend in (0, EXTEND):
             err = max_error(world, draft=True, algorithm=algorithm, policy=edited, truth=edited, extend=extend)
             assert err < TOL, (algorithm, extend, err)
+        if algorithm in ALGORITHMS:  # a clone where the edit was made to the shipped table itself
+            continue
         with pytest.raises(PolicyError, match=f"spec_algorithm='{algorithm}' is not in the domain.*Append it to"):
             max_error(world, draft=True, algorithm=algorithm, policy=load_policy(import_enums=False), truth=edited)
