@@ -21,6 +21,7 @@ _lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
 from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend  # noqa: E402
 from sglang.srt.layers.attention.trtllm_mha_backend import TRTLLMHAAttnBackend  # noqa: E402
 from sglang.srt.mem_cache.base_swa_memory_pool import BaseSWAKVPool  # noqa: E402
+from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool  # noqa: E402
 from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool  # noqa: E402
 from sglang.srt.plugins import load_plugins  # noqa: E402
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm  # noqa: E402
@@ -86,10 +87,12 @@ def regression() -> dict:
             for name, (cls, _) in BACKENDS.items()}
 
 
-def _stub_runtime_config(tb) -> None:
-    config = MagicMock(speculative_num_draft_tokens=1, speculative_eagle_topk=1, attn_dcp_size=1, attn_dcp_rank=0)
-    for getter in ("get_exec", "get_spec", "get_parallel", "get_schedule"):
-        setattr(tb, getter, lambda: config)
+def _stub_runtime_config(tb, algorithm: str = "NONE") -> None:
+    config = MagicMock(speculative_num_draft_tokens=1, speculative_eagle_topk=1, attn_dcp_size=1, attn_dcp_rank=0,
+                       tp_size=1, attn_tp_size=1, attn_cp_size=1, speculative_algorithm=algorithm)
+    for getter in ("get_exec", "get_spec", "get_parallel", "get_schedule", "get_memory", "get_model"):
+        if hasattr(tb, getter):
+            setattr(tb, getter, lambda: config)
 
 
 def _triton_runner(active, draft, alg, alloc):
@@ -123,23 +126,66 @@ def frozen_view() -> dict:
     return out
 
 
+def _stand_in_sgl_kernel() -> None:
+    """sgl_kernel (CUDA/CPU kernels) is not installed here; the backends whose modules import
+    it get a stand-in module and the two CPU attention ops intel_amx looks up. Nothing here
+    runs a kernel: only constructors run."""
+    import importlib.util
+    import types
+
+    if importlib.util.find_spec("sgl_kernel") is not None:
+        return
+    for name in ("sgl_kernel", "sgl_kernel.flash_attn", "sgl_kernel.kvcacheio", "sgl_kernel.sparse_flash_attn"):
+        module = types.ModuleType(name)
+        module.__getattr__ = lambda attr, _n=name: MagicMock(name=f"{_n}.{attr}")  # type: ignore[method-assign]
+        module.__path__ = []  # type: ignore[attr-defined]
+        sys.modules[name] = module
+    global _ops
+    _ops = torch.library.Library("sgl_kernel", "DEF")
+    _ops.define("decode_attention_cpu(Tensor x) -> Tensor")
+    _ops.define("extend_attention_cpu(Tensor x) -> Tensor")
+
+
+#: The own pools a guarded backend may be built with: (label, spec class, swa_layer_nums).
+OWN_POOLS = (("SWAKVPool", SWAKVPool, 2), ("SWAKVPool(0 swa layers)", SWAKVPool, 0),
+             ("BaseSWAKVPool", BaseSWAKVPool, 2), ("MHATokenToKVPool", MHATokenToKVPool, 0))
+
+
+def _guarded_runner(pool_cls, layers, draft, alg, alloc):
+    mr = _triton_runner(pool_cls, draft, alg, alloc)
+    mr.token_to_kv_pool.swa_layer_nums = layers
+    mr.kv_index_translator.is_translating = False
+    mr.model_config.is_local_attention_model = False
+    mr.model_config.hf_text_config.num_attention_heads = 4
+    mr.model_config.hf_text_config.attn_logit_softcapping = None
+    return mr
+
+
 def guard() -> dict:
-    """Build the real TritonAttnBackend (its SWA decision is inline in __init__) over a grid
-    of model runners; the plugin's AFTER hook compares it with the table of places. The
-    runtime-config getters it reads are stand-ins: there is no server here."""
-    import sglang.srt.layers.attention.triton_backend as tb
-    _stub_runtime_config(tb)
+    """Build each real backend whose SWA decision is inline in __init__ (triton,
+    flash_attention, torch_native, intel_amx, xpu) over every input: own pool x draft x
+    every algorithm x allocator's pool. The plugin's AFTER hook compares each with the table
+    of places. The runtime-config getters they read are stand-ins: there is no server here."""
+    import importlib
+
+    from sglang.srt.speculative import spec_utils
+
+    from swapool.swa.integrations.sglang import GUARDED
     out = {}
-    A = SpeculativeAlgorithm
-    for active, draft, alg, alloc in itertools.product((SWAKVPool, object), (False, True),
-                                                      (A.NONE, A.EAGLE, A.FROZEN_KV_MTP), (SWAKVPool, object)):
-        mr = _triton_runner(active, draft, alg, alloc)
-        key = f"{active.__name__}, draft={draft}, {alg.name}, {alloc.__name__}"
-        try:
-            backend = tb.TritonAttnBackend(mr)
-            out[key] = f"built: use_sliding_window_kv_pool={backend.use_sliding_window_kv_pool}"
-        except Exception as exc:
-            out[key] = f"{type(exc).__name__}: {exc}"
+    for place, g in GUARDED.items():
+        module = importlib.import_module(g.module)
+        cls = getattr(module, g.cls)
+        for (label, pool_cls, layers), draft, alg, alloc in itertools.product(
+                OWN_POOLS, (False, True), list(SpeculativeAlgorithm), (SWAKVPool, object)):
+            for reader in (module, spec_utils):  # flash_attention asks spec_utils for draft token counts
+                _stub_runtime_config(reader, alg.name)
+            mr = _guarded_runner(pool_cls, layers, draft, alg, alloc)
+            key = f"{place}: {label}, draft={draft}, {alg.name}, {alloc.__name__}"
+            try:
+                backend = cls(mr)
+                out[key] = f"built: use_sliding_window_kv_pool={backend.use_sliding_window_kv_pool}"
+            except Exception as exc:
+                out[key] = f"{type(exc).__name__}: {exc}"
     return out
 
 
@@ -157,6 +203,7 @@ def construct() -> dict:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    _stand_in_sgl_kernel()
     load_plugins()
     print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression,
                       "guard": guard, "frozen_view": frozen_view}[sys.argv[1]]()))

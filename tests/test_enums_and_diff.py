@@ -185,3 +185,15 @@ def test_explain_answers_mid_edit_with_exit_1(capsys, write):
     assert "decision: p" in captured.out and "has 2 error(s)" in captured.err
     assert main(["explain", mid_edit, "--set", "a=z", "--set", "b=true"]) == 1
     assert "gap" in capsys.readouterr().err
+
+
+def test_an_input_only_one_table_has_is_left_out_where_no_rule_reads_it(capsys):
+    """The table of places has active_swa_layers; trtllm_mha's rules never read it, xpu's do."""
+    places = str(SHIPPED.parent / "swa_backends.yaml")
+    code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=trtllm_mha")
+    assert code == 0 and out.out.strip().endswith("equivalent")
+    code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=xpu")
+    assert code == 2 and "(--new-set active_swa_layers=VALUE)" in out.err
+    code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=xpu", "--new-set", "active_swa_layers=false")
+    assert code == 1 and "active_pool=swa: active (active-pool-is-swa) -> none (active-pool-without-swa-layers)" \
+        in out.out

@@ -193,11 +193,26 @@ def test_backend_table_restricted_to_a_backend_matches_the_single_table(fake_sgl
 
 def test_triton_in_the_backend_table_ignores_drafts_and_the_allocator():
     triton = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(backend="triton")
-    assert triton.table.input_names == ("active_pool", "is_draft_worker", "spec_algorithm", "allocator_kvcache")
+    assert triton.table.input_names == ("active_pool", "active_swa_layers", "is_draft_worker", "spec_algorithm",
+                                        "allocator_kvcache")
     for facts, mr in runners():
         want = mr.token_to_kv_pool if facts[0] in ("SWAKVPool", "OtherSWAPool") else None
         assert triton.resolve(mr, (BaseSWAKVPool,)) is want
         mr.token_to_kv_pool_allocator.get_kvcache.assert_not_called()
+
+
+def test_the_generated_resolver_reads_swa_layer_nums_only_of_a_swa_pool():
+    """torch_native's view of the places table: its own pool, if SWA and with SWA layers."""
+    torch_native = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(
+        backend="torch_native")
+    for facts, mr in runners():
+        for layers in (0, 3, None):  # None: the pool has no swa_layer_nums at all
+            pool = mr.token_to_kv_pool = MagicMock(spec=SWAKVPool if facts[0] == "SWAKVPool" else PlainPool)
+            if layers is not None:
+                pool.swa_layer_nums = layers
+            want = pool if facts[0] == "SWAKVPool" and layers else None
+            assert torch_native.resolve(mr, (SWAKVPool,)) is want, (facts, layers)
+    assert "swa_layer_nums" in torch_native.resolve.__doc__
 
 
 # --- the real engine, where it imports ----------------------------------------------------
@@ -301,39 +316,75 @@ def test_the_plugin_can_be_turned_off():
         assert not any(path.endswith("hook_registry.py") for path in result["resolvers"].values()), env
 
 
-def drifted_places(tmp_path) -> str:
-    """The places table, but describing triton as reading the allocator like flashinfer:
-    what the table would say had sglang's triton code changed (or been misdescribed)."""
+def drifted_places(tmp_path, place: str = "triton") -> str:
+    """The places table, but misdescribing one place: what the table would say had sglang's
+    code there changed. triton: reads the allocator like flashinfer; torch_native: ignores
+    swa_layer_nums like triton."""
     text = (SHIPPED.parent / "swa_backends.yaml").read_text()
-    text = text.replace("{backend: [triton, flash_attention], active_pool: other}",
-                        "{backend: [flash_attention], active_pool: other}")
-    text = text.replace("backend: [trtllm_mha, flashinfer, aiter]", "backend: [trtllm_mha, flashinfer, aiter, triton]")
-    text = text.replace("[trtllm_mha, flashinfer, aiter], active_pool", "[trtllm_mha, flashinfer, aiter, triton], active_pool")
-    text = "\n".join(line for line in text.splitlines() if "backend: triton" not in line) + "\n"
+    if place == "triton":
+        text = text.replace("{backend: [triton, flash_attention, torch_native, intel_amx, xpu], active_pool: other}",
+                            "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
+        text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n",
+                            "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
+        text = text.replace("{backend: [trtllm_mha, flashinfer, aiter], active_pool",
+                            "{backend: [trtllm_mha, flashinfer, aiter, triton], active_pool")
+    else:
+        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton], active_pool: swa}",
+                            "backend: [trtllm_mha, flashinfer, aiter, triton, torch_native], active_pool: swa}")
+        text = text.replace("{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
+                            "{backend: [flash_attention, intel_amx, xpu], active_pool: swa")
+    text = "\n".join(line for line in text.splitlines() if f"backend: {place}," not in line) + "\n"
     path = tmp_path / "places.yaml"
     path.write_text(text)
     shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
     return str(path)
 
 
-def test_the_guard_lets_the_real_triton_backend_start_when_code_and_table_agree():
+GUARDED_PLACES = ("triton", "flash_attention", "torch_native", "intel_amx", "xpu")
+
+
+def test_the_guard_lets_every_real_inline_backend_start_when_code_and_table_agree():
+    """Differential test of the places whose decision is inline: each real constructor over
+    every input (4 own pools x draft x every algorithm x 2 allocator pools) agrees with the
+    table of places, or the guard would refuse it."""
     result, log = probe("guard")
-    assert len(result) == 24 and all(v.startswith("built") for v in result.values()), result
-    assert "start-up guard on triton" in log
+    assert all(v.startswith("built") for v in result.values()), {k: v for k, v in result.items()
+                                                                  if not v.startswith("built")}
+    per_place = {p: [k for k in result if k.startswith(p + ":")] for p in GUARDED_PLACES}
+    assert all(len(keys) == 4 * 2 * len(_algorithm_members()) * 2 for keys in per_place.values())
+    on = {p: {k.split(": ")[1].split(",")[0] for k in keys if result[k].endswith("=True")}
+          for p, keys in per_place.items()}
+    assert on["triton"] == {"SWAKVPool", "SWAKVPool(0 swa layers)"}  # no swa_layer_nums check
+    assert all(on[p] == {"SWAKVPool"} for p in GUARDED_PLACES if p != "triton")
+    assert "start-up guard on triton, flash_attention, torch_native, intel_amx, xpu" in log
+
+
+def _algorithm_members() -> list:
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+    return list(SpeculativeAlgorithm)
 
 
 def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(tmp_path):
-    places = drifted_places(tmp_path)
+    places = drifted_places(tmp_path, "triton")
     result, _ = probe("guard", SWAPOOL_PLACES_POLICY=places)
     refused = {k: v for k, v in result.items() if not v.startswith("built")}
-    assert set(refused) == {f"object, draft={d}, {a}, SWAKVPool" for d, a in
-                            [(False, "NONE"), (False, "EAGLE"), (False, "FROZEN_KV_MTP"), (True, "FROZEN_KV_MTP")]}
-    message = refused["object, draft=False, NONE, SWAKVPool"]
+    names = [a.name for a in _algorithm_members()]
+    assert set(refused) == {f"triton: {pool}, draft={d}, {a}, SWAKVPool"
+                            for pool in ("BaseSWAKVPool", "MHATokenToKVPool")
+                            for d, a in [(False, a) for a in names] + [(True, "FROZEN_KV_MTP")]}
+    message = refused["triton: MHATokenToKVPool, draft=False, NONE, SWAKVPool"]
     assert message.startswith("PolicyError: swapool start-up guard: sglang's triton backend")
     assert "decided 'none' (use_sliding_window_kv_pool=False)" in message
     assert f"says 'allocator' by rule 'target-uses-allocator-swa' ({places}:" in message
     warned, log = probe("guard", SWAPOOL_PLACES_POLICY=places, SWAPOOL_SGLANG_GUARD="warn")
     assert all(v.startswith("built") for v in warned.values()) and "start-up guard" in log
+
+
+def test_the_guard_refuses_torch_native_where_the_table_forgets_its_swa_layer_check(tmp_path):
+    result, _ = probe("guard", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, "torch_native"))
+    refused = {k for k, v in result.items() if not v.startswith("built")}
+    assert refused == {k for k in result if k.startswith("torch_native: SWAKVPool(0 swa layers),")}
+    assert len(refused) == 2 * len(_algorithm_members()) * 2
 
 
 def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, tmp_path, monkeypatch):
@@ -353,6 +404,22 @@ def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, 
             monkeypatch.delenv("SWAPOOL_SGLANG_GUARD")
         else:
             integration.guard_check("triton", code, mr, policy=drifted)
+
+
+def test_guard_check_reads_swa_layer_nums_for_the_places_that_check_it(fake_sglang, tmp_path, monkeypatch):
+    """CPU twin for the places with `swa_layer_nums > 0` in their check (torch_native here)."""
+    shipped_places = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False)
+    drifted = load_policy(drifted_places(tmp_path, "torch_native"), import_enums=False)
+    for facts, mr in runners(pool_classes=(SWAKVPool, PlainPool)):
+        for layers in (0, 2):
+            mr.token_to_kv_pool.swa_layer_nums = layers
+            code = types.SimpleNamespace(use_sliding_window_kv_pool=facts[0] == "SWAKVPool" and layers > 0)
+            integration.guard_check("torch_native", code, mr, policy=shipped_places)
+            if facts[0] == "SWAKVPool" and layers == 0:
+                with pytest.raises(PolicyError, match="decided 'none'.*says 'active' by rule 'active-pool-is-swa'"):
+                    integration.guard_check("torch_native", code, mr, policy=drifted)
+            else:
+                integration.guard_check("torch_native", code, mr, policy=drifted)
 
 
 def test_frozen_kv_mtp_triton_draft_caches_a_pool_check_its_target_view_does_not_match():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..table.diagnostics import Diagnostic, error, format_value
 from ..table.model import Table
 from ..table.partition import Budget, first_hits
-from .facts import DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
+from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
 
 
 def check_contract(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
@@ -33,10 +33,10 @@ def check_contract(table: Table, budget: Budget | None = None) -> list[Diagnosti
                 "decision-kind", f"input '{inp.name}' is whether a pool passes the SWA check: its values are "
                 f"{' and '.join(POOL_VALUES)}", inp.span, expected=list(POOL_VALUES),
                 got=[format_value(v) for v in inp.values]))
-        elif inp.name == "is_draft_worker" and not inp.is_bool:
+        elif inp.name in BOOL_FACTS and not inp.is_bool:
             found.append(error(
-                "decision-kind", "input 'is_draft_worker' is model_runner.is_draft_worker, a bool: "
-                "write 'type: bool'", inp.span, expected="type: bool", got=list(inp.values)))
+                "decision-kind", f"input '{inp.name}' is a bool fact of the model runner: write 'type: bool'",
+                inp.span, expected="type: bool", got=list(inp.values)))
     extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
     if extra:
         found.append(error(

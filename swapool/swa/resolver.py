@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from ..table.diagram import Ask, Decision, Diagram
 from ..table.spelling import SPELLING_GLOBALS, holds_test, spelling_lines
-from .facts import POOL_FACTS, POOL_VALUES, SAFE_WHEN
+from .facts import POOL_DERIVED, POOL_FACTS, POOL_VALUES, SAFE_WHEN
 
 #: Where the generated code reads each pool fact, and the local it keeps the pool in.
 POOL_READ = {"active_pool": "mr.token_to_kv_pool", "allocator_kvcache": "mr.token_to_kv_pool_allocator.get_kvcache()"}
@@ -42,8 +42,9 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
             out.setdefault(id(child), (set(), child))[0].add(value)
         return [(frozenset(vals), child) for vals, child in out.values()]
 
-    def emit(node: Any, depth: int, passed: frozenset[str]) -> None:
-        """`passed`: the pool facts that passed the SWA check on the path to here."""
+    def emit(node: Any, depth: int, passed: frozenset[str], read: frozenset[str] = frozenset()) -> None:
+        """`passed`: the pool facts that passed the SWA check on the path to here; `read`:
+        the pool facts whose pool is already in its local."""
         pad = "    " * depth
         if isinstance(node, Decision):
             if node.output == "none":
@@ -64,18 +65,25 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
                 if i:
                     lines.append(f"{pad}else:")
                 if value in node.children:
-                    emit(node.children[value], depth + 1, passed | {name} if value == "swa" else passed)
+                    emit(node.children[value], depth + 1, passed | {name} if value == "swa" else passed, read | {name})
                 else:
                     lines.append(f"{pad}    raise _unknown({name!r}, {value!r})")
             return
         inp = diagram.table.inputs[node.index]
-        lines.append(f"{pad}v = mr.{name}")
+        if name in POOL_DERIVED:
+            source, expression = POOL_DERIVED[name]
+            if source not in read:
+                lines.append(f"{pad}{POOL_VARIABLE[source]} = {POOL_READ[source]}")
+                read = read | {source}
+            lines.append(f"{pad}v = {expression.format(pool=POOL_VARIABLE[source])}")
+        else:
+            lines.append(f"{pad}v = mr.{name}")
         lines.extend(pad + line for line in spelling_lines(inp))
         for i, (vals, child) in enumerate(groups(node)):
             lines.append(f"{pad}{'el' if i else ''}if {holds_test(inp, vals, const)}:")
-            emit(child, depth + 1, passed)
+            emit(child, depth + 1, passed, read)
         lines.append(f"{pad}else:")
-        lines.append(f"{pad}    raise _unknown({name!r}, mr.{name})")
+        lines.append(f"{pad}    raise _unknown({name!r}, {'v' if name in POOL_DERIVED else f'mr.{name}'})")
 
     emit(diagram.root, 1, frozenset())
     return "\n".join(lines) + "\n", consts

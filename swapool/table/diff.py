@@ -52,8 +52,12 @@ class IncomparableTables(ValueError):
 
 def union_inputs(old: Table, new: Table) -> tuple[Input, ...]:
     if set(old.input_names) != set(new.input_names):
+        only_old = [n for n in old.input_names if n not in new.input_names]
+        only_new = [n for n in new.input_names if n not in old.input_names]
+        fixes = [f"--old-set {n}=VALUE" for n in only_old] + [f"--new-set {n}=VALUE" for n in only_new]
         raise IncomparableTables(
-            f"the tables read different inputs: {', '.join(old.input_names)} vs {', '.join(new.input_names)}")
+            f"the tables read different inputs: {', '.join(old.input_names)} vs {', '.join(new.input_names)}; "
+            f"compare them where the extra input is fixed ({' '.join(fixes)})")
     olds = {i.name: i for i in old.inputs}
     out = []
     for inp in new.inputs:
@@ -86,8 +90,20 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
     return result
 
 
+def _without_unread(table: Table, other: Table) -> Table:
+    """`table` without the inputs `other` lacks that no rule of it reads: the decision does
+    not depend on them, so fixing them to any value is exact."""
+    for k in reversed(range(len(table.inputs))):
+        inp = table.inputs[k]
+        if inp.name not in other.input_names and all(r.cells[k].mask == inp.full for r in table.rules):
+            table = table.restricted(inp.name, inp.values[0])
+    return table
+
+
 def diff_tables(old: Table, new: Table) -> Diff:
-    """Regions whose output differs (rule renames alone are no change), merged per verdict pair."""
+    """Regions whose output differs (rule renames alone are no change), merged per verdict
+    pair. An input only one table has is left out where no rule of that table reads it."""
+    old, new = _without_unread(old, new), _without_unread(new, old)
     space = union_inputs(old, new)
     a, b = _verdicts(old, space), _verdicts(new, space)
     grouped: dict[tuple[Verdict, Verdict], list[Cube]] = {}

@@ -154,9 +154,17 @@ class Guarded:
     decided_attr: str
 
 
+_ATTENTION = "sglang.srt.layers.attention"
+#: Places whose decision is inline in the constructor: (module, class) and the attribute it sets.
 GUARDED: dict[str, Guarded] = {
-    "triton": Guarded("sglang.srt.layers.attention.triton_backend", "TritonAttnBackend",
-                      f"{_POOLS}.swa_memory_pool", "SWAKVPool", "use_sliding_window_kv_pool"),
+    place: Guarded(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.swa_memory_pool", "SWAKVPool", "use_sliding_window_kv_pool")
+    for place, module, cls in (
+        ("triton", "triton_backend", "TritonAttnBackend"),
+        ("flash_attention", "flashattention_backend", "FlashAttentionBackend"),
+        ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
+        ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
+        ("xpu", "xpu_backend", "XPUAttentionBackend"),
+    )
 }
 
 
@@ -177,8 +185,10 @@ def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy |
     policy = policy or places_policy()
     if "backend" in policy.table.input_names:
         policy = policy.restrict(backend=place)
+    pool = model_runner.token_to_kv_pool
     facts = {
-        "active_pool": "swa" if isinstance(model_runner.token_to_kv_pool, types) else "other",
+        "active_pool": "swa" if isinstance(pool, types) else "other",
+        "active_swa_layers": bool(getattr(pool, "swa_layer_nums", 0) > 0),
         "is_draft_worker": getattr(model_runner, "is_draft_worker", False),
         "spec_algorithm": model_runner.spec_algorithm,
         "allocator_kvcache": "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(), types)
