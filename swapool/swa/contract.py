@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from ..table.diagnostics import Diagnostic, error, format_value
 from ..table.model import Table
-from ..table.partition import Budget, first_hits
+from ..table.partition import Budget, Node, first_hits
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
 
 
-def check_contract(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
+def check_contract(table: Table, budget: Budget | None = None, first: Node | None = None) -> list[Diagnostic]:
     """Shape: the inputs are facts the resolver reads (or selectors fixed before it runs),
     pool facts are valued swa/other, is_draft_worker is a bool, the outputs are pools.
     Safety: `allocator` is answered only where allocator_kvcache=swa, `active` only where
@@ -44,14 +44,14 @@ def check_contract(table: Table, budget: Budget | None = None) -> list[Diagnosti
             table.output.span, expected=list(SWA_OUTPUTS), got=extra))
     if found:
         return found
-    return _unsafe_answers(table, budget or Budget())
+    return _unsafe_answers(table, budget or Budget(), first)
 
 
-def _unsafe_answers(table: Table, budget: Budget) -> list[Diagnostic]:
+def _unsafe_answers(table: Table, budget: Budget, first: Node | None) -> list[Diagnostic]:
     names = table.input_names
     found: list[Diagnostic] = []
     reported: set[int] = set()
-    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region, budget):
+    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region, budget, root=first):
         if ri is None or ri in reported:
             continue
         rule = table.rules[ri]

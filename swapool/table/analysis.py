@@ -9,7 +9,7 @@ from typing import Iterator, Sequence
 
 from .diagnostics import Diagnostic, error, format_value, warning
 from .model import CellForm, HitPolicy, Invariant, Table, lowest_bit
-from .partition import (Budget, BudgetExceeded, Cube, Leaf, Overlaps, first_hits, gap_regions, intersect, is_empty,
+from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
 
 
@@ -18,15 +18,17 @@ SHOWN_RULES = 3
 SHOWN_VALUES = 8
 
 
-def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
+def analyse(table: Table, budget: Budget | None = None, shared: dict[str, Node] | None = None) -> list[Diagnostic]:
     """Every finding about a well-formed table (semantic, not syntactic). The whole
-    analysis shares one `budget`; running out is itself a finding (`analysis-budget`)."""
+    analysis shares one `budget`; running out is itself a finding (`analysis-budget`).
+    `shared` receives the first-hit DAG of the whole table ("first"), for the contract and
+    the diagram to reuse instead of building it again."""
     budget = budget or Budget()
     found: list[Diagnostic] = []
     found += lint_cells(table)
     found += uncased_values(table)
     try:
-        found += coverage(table, budget)
+        found += coverage(table, budget, shared)
         found += invariant_breaches(table, budget)
         found += failing_cases(table, budget)
     except BudgetExceeded as exc:
@@ -56,7 +58,7 @@ class Coverage:
 
 
 def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlaps: bool = True,
-                     with_needed: bool = True) -> Coverage:
+                     with_needed: bool = True, shared: dict[str, Node] | None = None) -> Coverage:
     """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
     first hit, overlapping pairs from their own search (each polynomial where rules settle early).
     A unique table needs no `needed`, a first-hit table no overlaps."""
@@ -68,17 +70,19 @@ def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlap
         first, needed = needed_rules(cubes, [r.then for r in rules], region, budget)
     else:
         first, needed = split(cubes, region, budget=budget), frozenset()
+    if shared is not None:
+        shared["first"] = first
     fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps(cubes, region, budget) if with_overlaps else None
     return Coverage(gaps, pairs, fires, needed)
 
 
-def coverage(table: Table, budget: Budget) -> list[Diagnostic]:
+def coverage(table: Table, budget: Budget, shared: dict[str, Node] | None = None) -> list[Diagnostic]:
     """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
     rules = table.rules
     unique = table.hit_policy is HitPolicy.UNIQUE
-    cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique)
+    cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique, shared=shared)
     found: list[Diagnostic] = []
     for reg in cov.gaps:
         found.append(error(

@@ -4,8 +4,9 @@ enum drift), hashing the bytes once and sorting the findings once."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
@@ -17,12 +18,14 @@ from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
 from .model import Table
+from .partition import Node
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
 
 
-#: Checks a decision kind adds to the generic ones: decision name -> table -> findings.
-Contracts = Mapping[str, Callable[[Table], list[Diagnostic]]]
+#: Checks a decision kind adds to the generic ones: decision name -> check(table, first=DAG)
+#: -> findings (`first`, the table's first-hit DAG, may be None).
+Contracts = Mapping[str, Callable[..., list[Diagnostic]]]
 NO_CONTRACTS: Contracts = MappingProxyType({})
 
 
@@ -34,12 +37,18 @@ class Checked:
     table: Table | None
     diagnostics: tuple[Diagnostic, ...]
     digest: str | None = None  # of the table's bytes and of every table it imports
-    diagram: Diagram | None = None  # kept so that a loader does not compile twice
     imports: tuple[tuple[str, str], ...] = ()  # (path, digest) of each table imported
+    first: Node | None = field(default=None, repr=False, compare=False)  # the analysis's first-hit DAG
 
     @property
     def ok(self) -> bool:
         return self.table is not None and not any(d.is_error for d in self.diagnostics)
+
+    @functools.cached_property
+    def diagram(self) -> Diagram | None:
+        """The compiled table, built on first use from the analysis's DAG (a check that only
+        wants the verdict, as `swapool validate`, never builds it)."""
+        return Diagram(self.table, root=self.first) if self.ok and self.table is not None else None
 
 
 def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS,
@@ -48,8 +57,9 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     tables its inputs import (from `folder`), then semantics, then the contract of the
     decision the table names (when the caller knows it)."""
     found = check_schema(doc)
-    table = diagram = None
+    table = None
     imports = NO_IMPORTS
+    shared: dict[str, Node] = {}
     if not found:
         imports = resolve_imports(doc, folder)
         found = list(imports.diagnostics)
@@ -58,14 +68,12 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if table is not None and imports.files:
             table = dataclasses.replace(table, digest=imports.digest(doc.digest))
     if table is not None:
-        found = analyse(table) + check_enum_bindings(table, enums)
+        found = analyse(table, shared=shared) + check_enum_bindings(table, enums)
         contract = contracts.get(table.decision)
         if contract is not None and not any(d.code == "analysis-budget" for d in found):
-            found += contract(table)
-        if not any(d.is_error for d in found):
-            diagram = Diagram(table)
+            found += contract(table, first=shared.get("first"))
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), imports.digest(doc.digest),
-                   diagram, imports.files)
+                   imports.files, shared.get("first"))
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,

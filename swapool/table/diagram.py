@@ -50,9 +50,10 @@ class MissingFact(LookupError):
 class Diagram:
     """The first-hit decision diagram of a table. A gap (only in invalid tables) answers None."""
 
-    def __init__(self, table: Table, budget: Budget | None = None):
+    def __init__(self, table: Table, budget: Budget | None = None, root: Node | None = None):
+        """`root`: the table's first-hit DAG when the analysis built it already."""
         self.table = table
-        root = split([r.cube for r in table.rules], table.full_region, budget=budget)
+        root = root or split([r.cube for r in table.rules], table.full_region, budget=budget)
         self.root = self._convert(root, {})
 
     def _convert(self, node: Node, memo: dict[int, Any]) -> "Ask | Decision | None":

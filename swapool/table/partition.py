@@ -274,12 +274,13 @@ def pieces(root: Node, region: Cube, budget: Budget | None = None,
             stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
-def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None
+def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None, *, root: Node | None = None
                ) -> Iterator[tuple[Cube, int | None]]:
     """First-hit decisions over `region`: (piece, index of the first matching rule, or None
-    where no rule matches)."""
+    where no rule matches). `root`: the first-hit DAG of `cubes` over `region`, when the
+    caller has it already."""
     budget = budget or Budget()
-    for reg, leaf in pieces(split(cubes, region, budget=budget), region, budget):
+    for reg, leaf in pieces(root or split(cubes, region, budget=budget), region, budget):
         yield reg, (leaf.matched[0] if leaf.matched else None)
 
 

@@ -36,25 +36,29 @@ Path_ = tuple  # a path into the data: mapping keys and sequence indices
 
 @dataclass(frozen=True)
 class Document:
-    """Plain data (dicts, lists, scalars) plus the span of every value and key."""
+    """Plain data (dicts, lists, scalars) plus where every value and key starts. The
+    parser's marks are kept as they are and become a `Span` only when a finding asks:
+    a valid table never pays for the positions it does not report."""
 
     file: str
     data: Any
-    positions: Mapping[Path_, Span]
-    key_positions: Mapping[Path_, Span]
+    marks: Mapping[Path_, Any]      # path -> the YAML start mark of the value there
+    key_marks: Mapping[Path_, Any]  # path -> the start mark of the key that leads there
     digest: str
+    lines: "_Lines"
 
     def span(self, path: Path_ = ()) -> Span:
         """The span of the value at `path`, or of its nearest ancestor that has one."""
         path = tuple(path)
-        while path not in self.positions and path:
+        while path not in self.marks and path:
             path = path[:-1]
-        return self.positions.get(path, Span(self.file, 1, 1))
+        mark = self.marks.get(path)
+        return self.lines.at(mark.index, mark.line, mark.column) if mark else Span(self.file, 1, 1)
 
     def key_span(self, path: Path_) -> Span:
         """The span of the mapping key that leads to `path` (falls back to the value)."""
-        path = tuple(path)
-        return self.key_positions.get(path) or self.span(path)
+        mark = self.key_marks.get(tuple(path))
+        return self.lines.at(mark.index, mark.line, mark.column) if mark else self.span(path)
 
 
 class _Reject(Exception):
@@ -138,7 +142,7 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         data = builder.build(root, (), 0)
     except _Reject as rej:
         return None, [rej.diagnostic]
-    return Document(file, data, builder.positions, builder.key_positions, digest), []
+    return Document(file, data, builder.marks, builder.key_marks, digest, where), []
 
 
 def _syntax_help(problem: str, at: str) -> str | None:
@@ -178,8 +182,8 @@ class _Builder:
         self.file = file
         self.max_nodes = max_nodes
         self.lines = lines
-        self.positions: dict[Path_, Span] = {}
-        self.key_positions: dict[Path_, Span] = {}
+        self.marks: dict[Path_, Any] = {}
+        self.key_marks: dict[Path_, Any] = {}
         self.nodes = 0
         self.constructor = SafeConstructor()
 
@@ -202,7 +206,8 @@ class _Builder:
                                 self.span(node),
                                 help="use plain strings, numbers, booleans, lists and mappings; "
                                      "quote the value if it should be a string"))
-        self.positions.setdefault(path, self.span(node))
+        if path not in self.marks:
+            self.marks[path] = node.start_mark
         if isinstance(node, ScalarNode):
             if node.tag == _STR:  # most scalars: the resolver already said it is a plain string
                 return node.value
@@ -219,10 +224,11 @@ class _Builder:
                                     self.span(key_node),
                                     help="quote the key; YAML reads yes/no/on/off as booleans"))
             if key in out:
-                first = self.key_positions[path + (key,)]
+                first = self.key_marks[path + (key,)]
+                line = self.lines.at(first.index, first.line, first.column).line
                 raise _Reject(error("yaml-duplicate-key",
-                                    f"key '{key}' appears twice in this mapping (first at line {first.line})",
+                                    f"key '{key}' appears twice in this mapping (first at line {line})",
                                     self.span(key_node), help="remove or rename one of them"))
-            self.key_positions[path + (key,)] = self.span(key_node)
+            self.key_marks[path + (key,)] = key_node.start_mark
             out[key] = self.build(value_node, path + (key,), depth + 1)
         return out
