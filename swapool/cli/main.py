@@ -4,15 +4,12 @@ here and in the renderers beside it, nowhere else."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.diagnostics import Diagnostic, Severity, visible
-from ..table.shipped import schema_path
 from .render import render_json, render_text, summary_line
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -25,7 +22,7 @@ def _default_table() -> str:
     """policies/swa.yaml of the current directory (a checkout), else the shipped one."""
     from ..swa.policy import default_policy_path
 
-    return DEFAULT_TABLE if Path(DEFAULT_TABLE).is_file() else str(default_policy_path())
+    return DEFAULT_TABLE if os.path.isfile(DEFAULT_TABLE) else str(default_policy_path())
 
 
 def _path(value: str | None) -> str:
@@ -62,7 +59,9 @@ def _table_files(paths: Sequence[str]) -> list[str]:
     that checking it reports the problem."""
     out: list[str] = []
     for p in paths:
-        if p not in ("-", "") and Path(p).is_dir():
+        if p not in ("-", "") and os.path.isdir(p):
+            from pathlib import Path
+
             found = sorted(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
                            and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1]))
             out.extend(found or [p])
@@ -154,6 +153,8 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    import json
+
     from ..table.decider import Decider, PolicyError
 
     if args.path is not None and args.policy is not None:
@@ -190,6 +191,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    import json
+
     from ..table.diff import IncomparableTables, diff_tables
 
     checked = [_check(args, p) for p in (args.old, args.new)]
@@ -225,6 +228,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    import json
+
     from ..table.analysis import decided_regions
     from ..table.model import describe_region
 
@@ -270,6 +275,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
+    import json
+
     from ..swa.contract import CONTRACTS
     from ..table.mutate import run_mutations
 
@@ -307,6 +314,8 @@ def _flow(data: Any) -> str:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from ..table.shipped import schema_path
+
     sys.stdout.write(schema_path().read_text(encoding="utf-8"))
     return EXIT_OK
 
@@ -314,6 +323,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_codes(args: argparse.Namespace) -> int:
     import dataclasses
     import difflib
+    import json
 
     from ..table.codes import CATALOGUE
 
@@ -335,16 +345,45 @@ def cmd_codes(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without importing shutil: argparse builds one for every
+    argument it adds, so `swapool validate` would pay shutil's import (a few ms of a
+    pre-commit hook) only to learn the terminal width. Same rule: $COLUMNS, the terminal, 80."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None):
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    try:
+        return int(os.environ["COLUMNS"]) or 80
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="swapool",
         description="Check and query the SWA KV pool decision table (policies/swa.yaml).",
         epilog="Exit codes: 0 valid, 1 the table has findings, 2 usage or I/O error. "
                "Run 'swapool COMMAND --help' for a command's options.")
     parser.add_argument("--version", action="version", version=f"swapool {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
 
-    reading = argparse.ArgumentParser(add_help=False)  # how every command reads a table
+    reading = _Parser(add_help=False)  # how every command reads a table
     reading.add_argument("--stdin-filename", metavar="NAME", help="the name locations use for - (default: <stdin>)")
     reading.add_argument("--no-enum-import", action="store_true",
                          help="do not import the enums inputs are bound to (no drift check)")

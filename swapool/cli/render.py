@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from ..table.diagnostics import Diagnostic, Severity
@@ -49,5 +48,7 @@ def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic]) -> str:
+    import json
+
     return json.dumps({"files": list(files), "diagnostics": [to_json_obj(d) for d in diagnostics]},
                       indent=2, default=str)

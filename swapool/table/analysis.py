@@ -29,8 +29,9 @@ def analyse(table: Table, budget: Budget | None = None, shared: dict[str, Node] 
     found += uncased_values(table)
     try:
         found += coverage(table, budget, shared)
-        found += invariant_breaches(table, budget)
-        found += failing_cases(table, budget)
+        first = (shared or {}).get("first")
+        found += invariant_breaches(table, budget, first)
+        found += failing_cases(table, budget, first)
     except BudgetExceeded as exc:
         found.append(error(
             "analysis-budget", f"the analysis stopped while {exc.what} ({exc.limit:,} steps); the "
@@ -144,24 +145,25 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
 def decided_regions(table: Table, budget: Budget | None = None) -> list[tuple[int | None, list[Cube]]]:
     """For each rule (table order; None last for gaps), the merged regions it decides."""
     by_rule: dict[int | None, list[Cube]] = {}
-    for reg, ri in _decided(table, table.full_region, budget or Budget()):
+    for reg, ri in _decided(table, table.full_region, budget or Budget(), None):
         by_rule.setdefault(ri, []).append(reg)
     order = sorted(by_rule, key=lambda ri: len(table.rules) if ri is None else ri)
     return [(ri, merge_regions(by_rule[ri])) for ri in order]
 
 
-def _decided(table: Table, region: Cube, budget: Budget) -> Iterator[tuple[Cube, int | None]]:
-    return first_hits([r.cube for r in table.rules], region, budget)
+def _decided(table: Table, region: Cube, budget: Budget, first: Node | None) -> Iterator[tuple[Cube, int | None]]:
+    """First hits inside `region`, walking the table's whole first-hit DAG when it is built."""
+    return first_hits([r.cube for r in table.rules], region, budget, root=first)
 
 
-def invariant_breaches(table: Table, budget: Budget) -> list[Diagnostic]:
+def invariant_breaches(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
     found: list[Diagnostic] = []
     for inv in table.invariants:
         if is_empty(inv.if_region):
             continue
         reported: set[int] = set()
-        for reg, ri in _decided(table, inv.if_region, budget):
+        for reg, ri in _decided(table, inv.if_region, budget, first):
             if ri is None or ri in reported:
                 continue
             rule = table.rules[ri]
@@ -202,13 +204,13 @@ def _requirement(table: Table, inv: Invariant) -> str:
     return " and ".join(parts) or "nothing"
 
 
-def failing_cases(table: Table, budget: Budget) -> list[Diagnostic]:
+def failing_cases(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:
     """A case holds when every input it describes is decided as expected."""
     found: list[Diagnostic] = []
     for case in table.cases:
         if is_empty(case.region):
             continue
-        for reg, ri in _decided(table, case.region, budget):
+        for reg, ri in _decided(table, case.region, budget, first):
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue

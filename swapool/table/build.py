@@ -145,30 +145,33 @@ class _TableBuilder:
             f"(expected one of: {_listed(inp.values)})", (doc or self.doc).span(path), help=hint,
             expected=list(inp.values[:_LISTED]), got=v, keyword=inp.name))
 
-    def cell(self, inp: Input, raw: Any, path: tuple) -> Cell:
+    def cell(self, inp: Input, raw: Any, path: tuple, spans: bool = True) -> Cell:
         form, literals = read_cell(raw)
+        span = self.doc.span(path) if spans else None
         if form is CellForm.SET:
             named = self.set_mask(inp, literals, path + ("in",), indexed=isinstance(raw["in"], list))
-            return make_cell(inp, form, named, self.doc.span(path), tuple(literals))
+            return make_cell(inp, form, named, span, tuple(literals))
         at = path + ("not",) if form is CellForm.NOT else path
         named = self.value_mask(inp, literals, at, indexed=form is not CellForm.LITERAL)
-        return make_cell(inp, form, named, self.doc.span(path))
+        return make_cell(inp, form, named, span)
 
-    def cells(self, when: Mapping[str, Any], path: tuple, allow_output: bool = False) -> tuple[tuple[Cell, ...], int]:
-        """Cells in input order (missing = any) and, for invariants, the output's mask."""
+    def cells(self, when: Mapping[str, Any], path: tuple, allow_output: bool = False,
+              spans: bool = True) -> tuple[tuple[Cell, ...], int]:
+        """Cells in input order (missing = any) and, for invariants, the output's mask.
+        Cases and invariants keep only masks: `spans=False` skips the cells' positions."""
         by_input: dict[str, Cell] = {}
         out_mask = (1 << len(self.output.values)) - 1
         for name, raw in when.items():
             if allow_output and name == OUTPUT:
                 out = Input(OUTPUT, self.output.values, False, self.output.span)
-                out_mask = self.cell(out, raw, path + (name,)).mask
+                out_mask = self.cell(out, raw, path + (name,), spans).mask
             elif name not in self.by_name:
                 known = list(self.by_name) + ([OUTPUT] if allow_output else [])
                 self.diagnostics.append(error(
                     "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
                     self.doc.key_span(path + (name,)), help=did_you_mean(name, known), expected=known, got=name))
             else:
-                by_input[name] = self.cell(self.by_name[name], raw, path + (name,))
+                by_input[name] = self.cell(self.by_name[name], raw, path + (name,), spans)
         cells = tuple(by_input.get(i.name) or Cell(i.full, CellForm.ANY, 0, None) for i in self.inputs)
         return cells, out_mask
 
@@ -185,7 +188,7 @@ class _TableBuilder:
 
     def case(self, index: int, raw: Mapping[str, Any]) -> Case:
         path = ("cases", index)
-        cells, _ = self.cells(raw["given"], path + ("given",))
+        cells, _ = self.cells(raw["given"], path + ("given",), spans=False)
         self.check_output(raw["expect"], path + ("expect",))
         sets = tuple(c.sets for c in cells)
         return Case(index, tuple(c.mask for c in cells), raw["expect"], self.doc.span(path), raw.get("why"),
@@ -193,8 +196,8 @@ class _TableBuilder:
 
     def invariant(self, index: int, raw: Mapping[str, Any]) -> Invariant:
         path = ("invariants", index)
-        if_cells, if_out = self.cells(raw["if"], path + ("if",), allow_output=True)
-        then_cells, then_out = self.cells(raw["then"], path + ("then",), allow_output=True)
+        if_cells, if_out = self.cells(raw["if"], path + ("if",), allow_output=True, spans=False)
+        then_cells, then_out = self.cells(raw["then"], path + ("then",), allow_output=True, spans=False)
         outs = self.output.values
         return Invariant(raw.get("id", f"invariant-{index + 1}"),
                          tuple(c.mask for c in if_cells), frozenset(v for i, v in enumerate(outs) if if_out >> i & 1),

@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
 
@@ -96,4 +95,4 @@ def check_path(path: str | os.PathLike, *, display: str | None = None,
     raw, found = read_bytes(path, shown)
     if raw is None:
         return Checked(shown, None, tuple(found))
-    return check_bytes(raw, shown, enums=enums, contracts=contracts, folder=Path(path).parent)
+    return check_bytes(raw, shown, enums=enums, contracts=contracts, folder=os.path.dirname(os.fspath(path)) or ".")

@@ -8,7 +8,7 @@ read; `restrict` fixes inputs and gives the decider of what is left.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .diagnostics import Diagnostic, format_value, visible
 from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
@@ -45,7 +45,7 @@ class Decider:
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
         self.diagram = diagram or Diagram(table)
         self._rules = {r.id: r for r in table.rules}
-        self._spell = {inp.name: speller(inp) for inp in table.inputs}
+        self._spell: dict[str, Callable[[Any], Any]] = {}  # compiled on first use: a resolver never asks
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
@@ -55,7 +55,10 @@ class Decider:
 
     def spell(self, name: str, value: Any) -> Any:
         """`value` as the table spells input `name`'s values, or an error naming both."""
-        spelled = self._spell[name](value)
+        spell = self._spell.get(name)
+        if spell is None:
+            spell = self._spell[name] = speller(self.table.inputs[self.table.input_names.index(name)])
+        spelled = spell(value)
         if spelled is NOFACT:
             raise self.unknown(name, value)
         return spelled
@@ -68,7 +71,7 @@ class Decider:
 
     def explain(self, **facts: Any) -> Explanation:
         """`decide`, plus the deciding rule and which of the inputs the answer read."""
-        unknown = facts.keys() - self._spell.keys()
+        unknown = facts.keys() - set(self.table.input_names)
         if unknown:
             raise PolicyError(f"{self.path}: unknown fact(s) {', '.join(sorted(unknown))}; "
                               f"the table's inputs are {', '.join(self.table.input_names)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .codes import CATALOGUE
 
@@ -25,9 +25,9 @@ _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 CODES: dict[str, str] = {name: code.summary for name, code in CATALOGUE.items()}
 
 
-@dataclass(frozen=True, order=True)
-class Span:
-    """A 1-based line and column in a named file."""
+class Span(NamedTuple):
+    """A 1-based line and column in a named file. A tuple: a table holds one per cell and
+    rule, and a tuple is built several times faster than a frozen dataclass."""
 
     file: str
     line: int

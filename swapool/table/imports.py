@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
 from .diagnostics import Diagnostic, Span, did_you_mean, error
@@ -54,11 +53,11 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
                                          "a file, so there is no folder to find it in", at,
                                help="check the file itself, or name it with --stdin-filename"))
             continue
-        path = Path(folder) / file
+        path = os.path.join(folder, file)
         if file not in read:
             read[file] = _read(path, file, at, doc, found)
             if read[file] is not None:
-                files.append((str(path), read[file].digest))  # type: ignore[union-attr]
+                files.append((path, read[file].digest))  # type: ignore[union-attr]
         other = read[file]
         if other is None:
             continue
@@ -76,10 +75,10 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     return Imports(documents, tuple(files), tuple(found))
 
 
-def _read(path: Path, file: str, at: Span, doc: Document, found: list[Diagnostic]) -> Document | None:
-    shown = str(Path(doc.file).parent / file) if not doc.file.startswith("<") else str(path)
+def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]) -> Document | None:
+    shown = os.path.join(os.path.dirname(doc.file), file) if not doc.file.startswith("<") else path
     try:
-        if Path(doc.file).resolve() == path.resolve():
+        if os.path.realpath(doc.file) == os.path.realpath(path):
             found.append(error("import", f"a table cannot import from itself ({file})", at))
             return None
     except OSError:

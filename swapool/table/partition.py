@@ -271,14 +271,16 @@ def pieces(root: Node, region: Cube, budget: Budget | None = None,
             yield reg, nd
             continue
         for mask, child in reversed(nd.arms):
-            stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
+            mask &= reg[nd.level]  # a DAG built over a larger region, walked inside this one
+            if mask:
+                stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
 def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None, *, root: Node | None = None
                ) -> Iterator[tuple[Cube, int | None]]:
     """First-hit decisions over `region`: (piece, index of the first matching rule, or None
-    where no rule matches). `root`: the first-hit DAG of `cubes` over `region`, when the
-    caller has it already."""
+    where no rule matches). `root`: the first-hit DAG of `cubes` over `region` or any
+    region containing it, when the caller has it already."""
     budget = budget or Budget()
     for reg, leaf in pieces(root or split(cubes, region, budget=budget), region, budget):
         yield reg, (leaf.matched[0] if leaf.matched else None)

@@ -9,14 +9,12 @@ for every violation with its structured fields (`validator`, `validator_value`,
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any
 
 from typing import TYPE_CHECKING
 
 from . import schema_check
 from .diagnostics import Diagnostic, did_you_mean, error, suggest
-from .shipped import schema_path
 from .source import Document
 
 if TYPE_CHECKING:
@@ -32,6 +30,10 @@ _JSON_TO_YAML = {"object": "mapping", "array": "list", "string": "string", "bool
 @functools.cache
 def table_schema() -> dict[str, Any]:
     """The table format's JSON Schema (shipped as schemas/swa-policy.schema.json)."""
+    from .shipped import schema_path  # only to explain a failure: the happy path needs no file
+
+    import json
+
     with schema_path().open(encoding="utf-8") as fh:
         return json.load(fh)
 
@@ -198,5 +200,7 @@ def _article(noun: str) -> str:
 
 
 def _show(value: Any) -> str:
+    import json
+
     text = json.dumps(value, default=str)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -20,7 +20,6 @@ class SchemaMismatch(ValueError):
 JsonSchemaValueException = JsonSchemaValuesException = SchemaMismatch
 
 VERSION = "2.22.3"
-from decimal import Decimal
 import re
 
 

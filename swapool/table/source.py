@@ -8,7 +8,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
@@ -78,15 +77,14 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     name = display if display is not None else str(path)
     if not os.fspath(path):
         return None, [error("io", "an empty path names no table file", Span("<empty path>", 1, 1))]
-    p = Path(path)
     try:
-        mode = p.stat().st_mode
+        mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
             return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
         if not stat.S_ISREG(mode):
             return None, [error("io", f"{name} is not a regular file (a pipe or device?); expected a YAML "
                                 "table file", Span(name, 1, 1))]
-        with p.open("rb") as fh:
+        with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return None, [error("io", f"{name}: no such file", Span(name, 1, 1))]
