@@ -9,7 +9,7 @@ import yaml
 
 from swapool.cli import main
 
-from .helpers import SHIPPED, line_of, mini, shipped_data
+from .helpers import NO_SUCH_VALUE, SHIPPED, line_of, mini, shipped_data
 
 GOOD = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
             "- {id: rest, when: {a: [y, z]}, then: q}\n")
@@ -111,9 +111,9 @@ def test_explain_json_and_errors(capsys):
     code, out, _ = run(capsys, "explain", "--policy", str(SHIPPED), "--format", "json",
                        "--set", "active_pool=swa")
     assert code == 0 and json.loads(out)["output"] == "active"
-    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "spec_algorithm=MEDUSA",
+    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", f"spec_algorithm={NO_SUCH_VALUE}",
                        "--set", "active_pool=other", "--set", "is_draft_worker=true")
-    assert code == 2 and "MEDUSA" in err
+    assert code == 2 and NO_SUCH_VALUE in err
     code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "is_draft_worker=maybe")
     assert code == 2 and "bool" in err
 

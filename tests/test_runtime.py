@@ -3,6 +3,7 @@
 import enum
 import itertools
 import logging
+import re
 from unittest.mock import MagicMock
 
 import pytest
@@ -11,7 +12,7 @@ import swapool
 from swapool import PolicyError, load_policy, resolve_swa_kv_pool
 from swapool.swa.policy import clear_cache
 
-from .helpers import SHIPPED, MHATokenToKVPool, SWAKVPool, algorithm_sets, algorithms, mini
+from .helpers import NO_SUCH_VALUE, SHIPPED, MHATokenToKVPool, SWAKVPool, algorithm_sets, algorithms, mini
 
 ALGORITHMS = algorithms()
 FROZEN_READERS = algorithm_sets()["reads_target_kv"]
@@ -104,8 +105,8 @@ def test_string_algorithm_and_explicit_pool_types():
 
 
 def test_unknown_algorithm_is_an_error_naming_value_and_table():
-    mr = runner("other", True, "MEDUSA", "swa")
-    with pytest.raises(PolicyError, match=r"spec_algorithm='MEDUSA' is not in the domain of policy .*swa\.yaml"):
+    mr = runner("other", True, NO_SUCH_VALUE, "swa")
+    with pytest.raises(PolicyError, match=rf"spec_algorithm='{re.escape(NO_SUCH_VALUE)}' is not in the domain of policy .*swa\.yaml"):
         resolve_swa_kv_pool(mr)
 
 

@@ -131,7 +131,7 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('unnamed-value',
          "an enumeration value that no rule names, decided only through '-' or 'not' cells",
          'error (warning with `wildcard: true`); `values` inputs only, a bool cannot grow',
-         "`no rule names MEDUSA of input 'spec_algorithm'; only wildcards in ... decide it`",
+         "`no rule names PARD of input 'spec_algorithm'; only wildcards in ... decide it`",
          'name the value in the rule that should decide it'),
     Code('unused-input',
          'an input that no rule names: the decision never depends on it',
