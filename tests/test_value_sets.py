@@ -206,3 +206,11 @@ def test_the_shipped_places_table_lists_no_algorithm(folder):
             if cell is not None:
                 named |= set(cell.get("not", []) if isinstance(cell, dict) else [cell] if isinstance(cell, str) else cell)
     assert named == {"FROZEN_KV_MTP"} and set(algorithms()) > named  # sglang's code asks is_frozen_kv_mtp()
+
+
+@pytest.mark.parametrize("target", ["../base.yaml", "/etc/base.yaml", "sub/base.yaml", "base.json", "base.yaml\n"])
+def test_an_import_names_a_table_file_beside_this_one_and_nothing_else(folder, target):
+    path = folder / "importer.yaml"
+    path.write_text(IMPORTER.replace("from: base.yaml", f"from: {target!r}".replace("'", '"').replace("\\n", "\\n")))
+    c = check_path(path)
+    assert [d.code for d in c.diagnostics] == ["schema"] and "does not match the pattern" in c.diagnostics[0].message
