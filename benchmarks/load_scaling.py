@@ -8,10 +8,12 @@ Medians; every stage and the parse run in the same process, one after the other.
 from __future__ import annotations
 
 import argparse
+import compileall
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import yaml
 from _report import print_table, write_json
@@ -47,6 +49,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=7)
     args = ap.parse_args()
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "swapool"), quiet=1)  # as installed
     rows, records = [], []
     for n_rules, n_inputs in SIZES:
         inputs, cubes = decision_tree(n_inputs, n_rules, seed=n_rules)
@@ -54,7 +57,9 @@ def main() -> None:
         text = yaml.dump(table_data(make_table(inputs, cubes, outs)), Dumper=yaml.CSafeDumper, sort_keys=False)
         reps = args.repeats if n_rules < 10000 else 3
         parse = median_ms(lambda: yaml.load(text, Loader=yaml.CSafeLoader), reps)
-        check = median_ms(lambda: check_bytes(text, "generated.yaml", enums=EnumPolicy(do_import=False)), reps)
+        # .diagram: what a load compiles (a plain check leaves it to first use)
+        check = median_ms(lambda: check_bytes(text, "generated.yaml", enums=EnumPolicy(do_import=False)).diagram,
+                          reps)
         doc, _ = parse_document(text)
         table, _ = build_table(doc)
         stages = {"spans": median_ms(lambda: parse_document(text), reps),
@@ -72,7 +77,23 @@ def main() -> None:
                  "analysis", "diagram"], rows)
     imported = import_ms(args.repeats)
     print(f"\nimport swapool: {imported:.1f} ms (fresh interpreter, start-up subtracted)")
-    write_json("load_scaling", {"tables": records, "import_swapool_ms": imported})
+    shipped = shipped_load_ms()
+    print(f"load_policy(policies/swa.yaml), uncached, after imports: {shipped:.2f} ms (median of 400)")
+    write_json("load_scaling", {"tables": records, "import_swapool_ms": imported, "load_policy_shipped_ms": shipped})
+
+
+def shipped_load_ms(runs: int = 400) -> float:
+    """What a server pays at start for the shipped table: read, check, compile, no cache."""
+    from swapool.swa.policy import clear_cache, default_policy_path, load_policy
+
+    path = default_policy_path()
+    samples = []
+    for _ in range(runs):
+        clear_cache()
+        start = time.perf_counter()
+        load_policy(path, import_enums=False)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
 
 
 if __name__ == "__main__":
