@@ -1,7 +1,7 @@
 """Run in a fresh process (sglang's plugin loading is once per process): load sglang's
 plugins as a server would, then report what the backends' resolvers are and do, as JSON.
 
-    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard | frozen_view
+    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard | frozen_view | translator
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import itertools
 import json
 import logging
 import sys
+from pathlib import Path
 from unittest.mock import MagicMock
 
 import torch
@@ -26,6 +27,7 @@ from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool  # noqa: E402
 from sglang.srt.plugins import load_plugins  # noqa: E402
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm  # noqa: E402
 
+REPO = Path(__file__).resolve().parent.parent
 BACKENDS = {"trtllm_mha": (TRTLLMHAAttnBackend, SWAKVPool), "flashinfer": (FlashInferAttnBackend, BaseSWAKVPool)}
 
 
@@ -189,6 +191,42 @@ def guard() -> dict:
     return out
 
 
+def translator() -> dict:
+    """The runner's KVIndexTranslator, built (its decision is inline in __init__) over every
+    input the places table describes: a SWA write space through its own pool, or none. Its
+    branch for unified allocators and fused drafts is outside the table's facts; plain
+    MagicMock allocators never take it (asserted)."""
+    from sglang.srt.mem_cache import kv_index_translator as kt
+    from sglang.srt.mem_cache.kv_loc_plan import IdSpaceKind
+
+    import swapool
+    import os
+    places = swapool.load_policy(os.environ.get("SWAPOOL_PLACES_POLICY") or REPO / "policies" / "swa_backends.yaml",
+                                 import_enums=False).restrict(backend="kv_index_translator")
+    _stub_runtime_config(kt)
+    out: dict = {"checked": 0, "disagreements": [], "decided": []}
+    pools = (SWAKVPool, BaseSWAKVPool, MHATokenToKVPool)
+    for pool_cls, draft, alg, alloc in itertools.product(pools, (False, True), list(SpeculativeAlgorithm), pools):
+        mr = runner(pool_cls, draft, alg, alloc)
+        built = kt.KVIndexTranslator(req_to_token=torch.zeros(2, 4, dtype=torch.int32),
+                                     token_to_kv_pool_allocator=mr.token_to_kv_pool_allocator,
+                                     token_to_kv_pool=mr.token_to_kv_pool, page_size=1, device="cpu",
+                                     is_draft_worker=draft)
+        assert not built.is_translating
+        space = built.space(IdSpaceKind.SLIDING_WINDOW)
+        code = "none" if space is None else "active" if space.write is mr.token_to_kv_pool.translate_loc_from_full_to_swa \
+            else "other"
+        facts = {"active_pool": "swa" if issubclass(pool_cls, BaseSWAKVPool) else "other", "is_draft_worker": draft,
+                 "spec_algorithm": alg, "allocator_kvcache": "swa" if issubclass(alloc, BaseSWAKVPool) else "other"}
+        table = places.decide(**{k: v for k, v in facts.items() if k in places.table.input_names}).output
+        out["checked"] += 1
+        out["decided"].append(code)
+        if code != table:
+            out["disagreements"].append([pool_cls.__name__, draft, alg.name, alloc.__name__, code, table])
+    out["decided"] = sorted(set(out["decided"]))
+    return out
+
+
 def construct() -> dict:
     """Build each backend from a stand-in model runner: the resolver runs in __init__."""
     out = {}
@@ -206,4 +244,4 @@ if __name__ == "__main__":
     _stand_in_sgl_kernel()
     load_plugins()
     print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression,
-                      "guard": guard, "frozen_view": frozen_view}[sys.argv[1]]()))
+                      "guard": guard, "frozen_view": frozen_view, "translator": translator}[sys.argv[1]]()))

@@ -318,22 +318,25 @@ def test_the_plugin_can_be_turned_off():
 
 def drifted_places(tmp_path, place: str = "triton") -> str:
     """The places table, but misdescribing one place: what the table would say had sglang's
-    code there changed. triton: reads the allocator like flashinfer; torch_native: ignores
-    swa_layer_nums like triton."""
+    code there changed. triton or kv_index_translator: reads the allocator like flashinfer;
+    torch_native: ignores swa_layer_nums like triton."""
     text = (SHIPPED.parent / "swa_backends.yaml").read_text()
-    if place == "triton":
-        text = text.replace("{backend: [triton, flash_attention, torch_native, intel_amx, xpu], active_pool: other}",
-                            "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
+    if place in ("triton", "kv_index_translator"):
+        listed = "[triton, flash_attention, torch_native, intel_amx, xpu, kv_index_translator]"
+        text = text.replace(f"{{backend: {listed}, active_pool: other}}",
+                            f"{{backend: {listed.replace(place + ', ', '').replace(', ' + place, '')}, active_pool: other}}")
         text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n",
-                            "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
+                            f"backend: [trtllm_mha, flashinfer, aiter, {place}]\n")
         text = text.replace("{backend: [trtllm_mha, flashinfer, aiter], active_pool",
-                            "{backend: [trtllm_mha, flashinfer, aiter, triton], active_pool")
+                            f"{{backend: [trtllm_mha, flashinfer, aiter, {place}], active_pool")
     else:
-        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton], active_pool: swa}",
-                            "backend: [trtllm_mha, flashinfer, aiter, triton, torch_native], active_pool: swa}")
+        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton, kv_index_translator], active_pool: swa}",
+                            "backend: [trtllm_mha, flashinfer, aiter, triton, kv_index_translator, torch_native], "
+                            "active_pool: swa}")
         text = text.replace("{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
                             "{backend: [flash_attention, intel_amx, xpu], active_pool: swa")
     text = "\n".join(line for line in text.splitlines() if f"backend: {place}," not in line) + "\n"
+    assert text != (SHIPPED.parent / "swa_backends.yaml").read_text()
     path = tmp_path / "places.yaml"
     path.write_text(text)
     shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
@@ -385,6 +388,21 @@ def test_the_guard_refuses_torch_native_where_the_table_forgets_its_swa_layer_ch
     refused = {k for k, v in result.items() if not v.startswith("built")}
     assert refused == {k for k in result if k.startswith("torch_native: SWAKVPool(0 swa layers),")}
     assert len(refused) == 2 * len(_algorithm_members()) * 2
+
+
+def test_the_runners_kv_index_translator_decides_as_the_table_of_places_says(tmp_path):
+    """Differential test of the translator (inline in its __init__, built for every runner)
+    over every input the table describes; a table that says it reads the allocator differs
+    exactly where the allocator's pool is SWA for a target or a FROZEN_KV_MTP draft."""
+    result, _ = probe("translator")
+    assert result["disagreements"] == [] and result["decided"] == ["active", "none"]
+    assert result["checked"] == 3 * 2 * len(_algorithm_members()) * 3
+    drifted, _ = probe("translator", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, "kv_index_translator"))
+    assert {(pool, alloc) for pool, _, _, alloc, _, _ in drifted["disagreements"]} == \
+        {(pool, alloc) for pool in ("MHATokenToKVPool",) for alloc in ("SWAKVPool", "BaseSWAKVPool")}
+    assert all(code == "none" and table == "allocator" for *_, code, table in drifted["disagreements"])
+    assert {(draft, alg) for _, draft, alg, *_ in drifted["disagreements"]} == \
+        {(False, a.name) for a in _algorithm_members()} | {(True, "FROZEN_KV_MTP")}
 
 
 def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, tmp_path, monkeypatch):
