@@ -137,18 +137,28 @@ def test_one_edit_of_the_imported_table_reaches_the_importer(folder):
     assert after.digest != before  # a change to the import is a change to the table
 
 
-def test_load_policy_reloads_when_only_the_imported_table_changed(folder):
+def test_load_policy_reloads_when_only_the_imported_table_changed(tmp_path):
+    """A cached policy is reused only while every table it imports is unchanged."""
+    import re
+
+    from .helpers import SHIPPED
+
+    shipped = SHIPPED.read_text()
+    (tmp_path / "base.yaml").write_text(shipped)
+    block = re.search(r"^  spec_algorithm:\n(    .*\n)+", shipped, re.M)
+    (tmp_path / "importer.yaml").write_text(shipped.replace(block.group(0), "  spec_algorithm: {from: base.yaml}\n"))
     clear_cache()
-    for name in ("base.yaml", "importer.yaml"):
-        (folder / name).write_text((folder / name).read_text().replace("decision: demo", "decision: swa_kv_pool"))
-    with pytest.raises(PolicyError):  # not an SWA table; what matters is that it is read again
-        load_policy(folder / "importer.yaml", import_enums=False)
-    base = folder / "base.yaml"
-    base.write_text(base.read_text().replace("high: [z]", "high: [z, 'bad value: too']"))
-    with pytest.raises(PolicyError) as second:
-        load_policy(folder / "importer.yaml", import_enums=False)
-    assert "too" in str(second.value) or "base.yaml" in str(second.value)
-    clear_cache()
+    try:
+        first = load_policy(tmp_path / "importer.yaml", import_enums=False)
+        assert load_policy(tmp_path / "importer.yaml", import_enums=False) is first  # cached
+        assert first.table.inputs[2].imported_from == "base.yaml" and "PARD" not in first.table.inputs[2].values
+        base = tmp_path / "base.yaml"
+        base.write_text(re.sub(r"^(\s+owns_its_kv: \[[^\]]*)\]", r"\1, PARD]", shipped, flags=re.M))
+        again = load_policy(tmp_path / "importer.yaml", import_enums=False)
+        assert again is not first and again.digest != first.digest
+        assert again.decide(active_pool="other", is_draft_worker=True, spec_algorithm="PARD").output == "none"
+    finally:
+        clear_cache()
 
 
 @pytest.mark.parametrize("edit, expected", [
