@@ -297,7 +297,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     else:
         for s in report.survivors:
             _say(f"{s.span or path}: survived: {s.description}")
-            if s.case is None:
+            if s.equivalent:
                 _say("  = note: equivalent: it decides every input as the table does; no case can tell them apart")
             else:
                 _say("  = help: add this case, which the table passes and the edit fails:")

@@ -10,10 +10,17 @@ from ..table.model import Table
 DECISION = "swa_kv_pool"
 #: Facts read from a model runner, in the order the tables read them.
 SWA_FACTS = ("active_pool", "active_swa_layers", "is_draft_worker", "spec_algorithm", "allocator_kvcache")
+
+
+def has_swa_layers(pool: Any) -> bool:
+    """sglang's `pool.swa_layer_nums > 0`; a pool without the attribute has no SWA layers."""
+    return bool(getattr(pool, "swa_layer_nums", 0) > 0)
+
+
 #: Facts read from a pool rather than from the model runner: fact -> (the pool fact whose
-#: pool it reads, the expression over that pool). `active_swa_layers` is sglang's
-#: `token_to_kv_pool.swa_layer_nums > 0`; a pool without the attribute has no SWA layers.
-POOL_DERIVED = {"active_swa_layers": ("active_pool", "bool(getattr({pool}, 'swa_layer_nums', 0) > 0)")}
+#: pool it reads, the function of that pool). The generated resolver and the start-up
+#: guard both call it, so the fact has one spelling.
+POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers)}
 BOOL_FACTS = ("is_draft_worker", "active_swa_layers")
 #: What the pool facts are: whether the pool passes the backend's SWA pool check.
 POOL_FACTS = ("active_pool", "allocator_kvcache")

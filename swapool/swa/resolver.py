@@ -71,11 +71,11 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
             return
         inp = diagram.table.inputs[node.index]
         if name in POOL_DERIVED:
-            source, expression = POOL_DERIVED[name]
+            source, derive = POOL_DERIVED[name]
             if source not in read:
                 lines.append(f"{pad}{POOL_VARIABLE[source]} = {POOL_READ[source]}")
                 read = read | {source}
-            lines.append(f"{pad}v = {expression.format(pool=POOL_VARIABLE[source])}")
+            lines.append(f"{pad}v = {const(derive)}({POOL_VARIABLE[source]})")
         else:
             lines.append(f"{pad}v = mr.{name}")
         lines.extend(pad + line for line in spelling_lines(inp))

@@ -58,21 +58,23 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     found = check_schema(doc)
     table = None
     imports = NO_IMPORTS
+    digest = doc.digest
     shared: dict[str, Node] = {}
     if not found:
         imports = resolve_imports(doc, folder)
         found = list(imports.diagnostics)
+        digest = imports.digest(doc.digest)
     if not found:
         table, found = build_table(doc, imports.documents)
-        if table is not None and imports.files:
-            table = dataclasses.replace(table, digest=imports.digest(doc.digest))
+        if table is not None and digest != doc.digest:
+            table = dataclasses.replace(table, digest=digest)
     if table is not None:
         found = analyse(table, shared=shared) + check_enum_bindings(table, enums)
         contract = contracts.get(table.decision)
         if contract is not None and not any(d.code == "analysis-budget" for d in found):
             found += contract(table, first=shared.get("first"))
-    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), imports.digest(doc.digest),
-                   imports.files, shared.get("first"))
+    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files,
+                   shared.get("first"))
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,

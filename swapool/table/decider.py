@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from .diagnostics import Diagnostic, format_value, visible
 from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
-from .model import Rule, Table
+from .model import Rule, Table, adding_hint
 from .spelling import NOFACT, speller
 
 
@@ -114,8 +114,7 @@ class Decider:
 
     def unknown(self, name: str, value: Any) -> PolicyError:
         inp = self.table.inputs[self.table.input_names.index(name)]
-        where = inp.imported_from or self.path
-        fix = (f"Append it to the one of {name}'s sets ({', '.join(n for n, _ in inp.sets)}) it belongs to, "
-               f"in {where}." if inp.sets else "Add the value to the table and decide it with a rule.")
+        fix = adding_hint(inp, "it")
         return PolicyError(f"{name}={value!r} is not in the domain of policy {self.path} "
-                           f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. {fix}")
+                           f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. "
+                           f"{fix[0].upper()}{fix[1:]}, in {inp.imported_from or self.path}.")

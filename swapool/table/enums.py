@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .diagnostics import Diagnostic, error, format_value, note, warning
-from .model import Input, Table
+from .model import Input, Table, adding_hint
 
 #: Packages whose enums a binding may import unless the caller says otherwise.
 DEFAULT_ENUM_MODULES: tuple[str, ...] = ("sglang",)
@@ -135,9 +135,7 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
             found.append(error("enum-missing-member",
                                f"{inp.enum} has member {name}, which is not a value of input '{inp.name}': "
                                "no rule decides it", inp.span,
-                               help=(f"append {name} to the one of its sets ({', '.join(n for n, _ in inp.sets)}) "
-                                     "it belongs to" if inp.sets else
-                                     f"add {name} to the values and name it in the rule that should decide it")))
+                               help=adding_hint(inp, name)))
     for v in inp.values:
         if v not in members:
             found.append(warning("enum-extra-value", f"value {format_value(v)} of input '{inp.name}' is not a "

@@ -180,6 +180,13 @@ class Table:
                                    inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
 
 
+def adding_hint(inp: Input, value: Any) -> str:
+    """How to add `value` to `inp`'s domain: with named sets, into the one it belongs to."""
+    if inp.sets:
+        return f"append {value} to the one of {inp.name}'s sets ({', '.join(n for n, _ in inp.sets)}) it belongs to"
+    return f"add {value} to the values of {inp.name} and name it in the rule that should decide it"
+
+
 def lowest_bit(mask: int) -> int:
     """Index of the lowest set bit: the first value of a non-empty value set."""
     return (mask & -mask).bit_length() - 1

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ...table.decider import PolicyError
+from ..facts import has_swa_layers
 from ..policy import Policy, load_policy
 
 log = logging.getLogger("swapool")
@@ -188,7 +189,7 @@ def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy |
     pool = model_runner.token_to_kv_pool
     facts = {
         "active_pool": "swa" if isinstance(pool, types) else "other",
-        "active_swa_layers": bool(getattr(pool, "swa_layer_nums", 0) > 0),
+        "active_swa_layers": has_swa_layers(pool),
         "is_draft_worker": getattr(model_runner, "is_draft_worker", False),
         "spec_algorithm": model_runner.spec_algorithm,
         "allocator_kvcache": "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(), types)
