@@ -19,141 +19,133 @@ class SchemaMismatch(ValueError):
 
 JsonSchemaValueException = JsonSchemaValuesException = SchemaMismatch
 
-VERSION = "2.22.3"
+VERSION = '2.22.3'
 import re
-
-
-REGEX_PATTERNS = {
-    '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)\\Z'),
-    '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)\\Z'),
-    '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)\\Z'),
-    '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_]*(?!\\n)\\Z')
-}
-
+REGEX_PATTERNS = {'^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)\\Z'), '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_]*(?!\\n)\\Z')}
 NoneType = type(None)
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', '$id': 'https://swapool.invalid/schemas/swa-policy.schema.json', 'title': 'swapool decision table', 'description': "A decision table over finite inputs with one output. Keywords are limited to those draft-07 editor tooling understands. Patterns end in (?!\\n)$ because Python's $ also matches before a final newline; in ECMA-262 regexes (editors) it is the same as $.", 'type': 'object', 'required': ['format', 'decision', 'hit_policy', 'inputs', 'output', 'rules'], 'additionalProperties': False, 'properties': {'format': {'description': 'Table format version.', 'const': 1}, 'decision': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'description': {'type': 'string'}, 'hit_policy': {'description': 'unique: every input matches exactly one rule. first: the first matching rule wins.', 'enum': ['unique', 'first']}, 'inputs': {'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, 'output': {'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, 'invariants': {'description': 'Conditions that must hold for every input the table decides.', 'type': 'array', 'items': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'if': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'then': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'why': {'type': 'string'}}}}, 'rules': {'type': 'array', 'items': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'when': {'type': 'object', 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}}, 'cases': {'description': 'Golden examples checked by swapool validate.', 'type': 'array', 'items': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, 'definitions': {'identifier': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'rule_id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'literal': {'type': ['string', 'boolean']}, 'domain': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'input': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, 'cell': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}, {'type': 'array', 'items': {'type': ['string', 'boolean']}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}]}, 'set_ref': {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, 'condition': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'rule': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, 'invariant': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, 'case': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['format', 'decision', 'hit_policy', 'inputs', 'output', 'rules']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', '$id': 'https://swapool.invalid/schemas/swa-policy.schema.json', 'title': 'swapool decision table', 'description': "A decision table over finite inputs with one output. Keywords are limited to those draft-07 editor tooling understands. Patterns end in (?!\\n)$ because Python's $ also matches before a final newline; in ECMA-262 regexes (editors) it is the same as $.", 'type': 'object', 'required': ['format', 'decision', 'hit_policy', 'inputs', 'output', 'rules'], 'additionalProperties': False, 'properties': {'format': {'description': 'Table format version.', 'const': 1}, 'decision': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'description': {'type': 'string'}, 'hit_policy': {'description': 'unique: every input matches exactly one rule. first: the first matching rule wins.', 'enum': ['unique', 'first']}, 'inputs': {'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, 'output': {'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, 'invariants': {'description': 'Conditions that must hold for every input the table decides.', 'type': 'array', 'items': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'if': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'then': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'why': {'type': 'string'}}}}, 'rules': {'type': 'array', 'items': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'when': {'type': 'object', 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}}, 'cases': {'description': 'Golden examples checked by swapool validate.', 'type': 'array', 'items': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, 'definitions': {'identifier': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'rule_id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'literal': {'type': ['string', 'boolean']}, 'domain': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'input': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, 'cell': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}, {'type': 'array', 'items': {'type': ['string', 'boolean']}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}]}, 'set_ref': {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, 'condition': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'rule': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, 'invariant': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, 'case': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, rule='required')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
         data_keys = set(data.keys())
-        if "format" in data_keys:
-            data_keys.remove("format")
-            data__format = data["format"]
-            if not (isinstance(data__format, (int, float)) and not isinstance(data__format, bool) and data__format == 1):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".format must be same as const definition: 1", value=data__format, name="" + (name_prefix or "data") + ".format", definition={'description': 'Table format version.', 'const': 1}, rule='const')
-        if "decision" in data_keys:
-            data_keys.remove("decision")
-            data__decision = data["decision"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__decision, custom_formats, (name_prefix or "data") + ".decision")
-        if "description" in data_keys:
-            data_keys.remove("description")
-            data__description = data["description"]
-            if not isinstance(data__description, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be string", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'type': 'string'}, rule='type')
-        if "hit_policy" in data_keys:
-            data_keys.remove("hit_policy")
-            data__hitpolicy = data["hit_policy"]
-            if not (isinstance(data__hitpolicy, str) and data__hitpolicy == 'unique' or isinstance(data__hitpolicy, str) and data__hitpolicy == 'first'):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".hit_policy must be one of ['unique', 'first']", value=data__hitpolicy, name="" + (name_prefix or "data") + ".hit_policy", definition={'description': 'unique: every input matches exactly one rule. first: the first matching rule wins.', 'enum': ['unique', 'first']}, rule='enum')
-        if "inputs" in data_keys:
-            data_keys.remove("inputs")
-            data__inputs = data["inputs"]
-            if not isinstance(data__inputs, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".inputs must be object", value=data__inputs, name="" + (name_prefix or "data") + ".inputs", definition={'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, rule='type')
+        if 'format' in data_keys:
+            data_keys.remove('format')
+            data__format = data['format']
+            if not (isinstance(data__format, (int, float)) and (not isinstance(data__format, bool)) and (data__format == 1)):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.format must be same as const definition: 1')
+        if 'decision' in data_keys:
+            data_keys.remove('decision')
+            data__decision = data['decision']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__decision, custom_formats, (name_prefix or 'data') + '.decision')
+        if 'description' in data_keys:
+            data_keys.remove('description')
+            data__description = data['description']
+            if not isinstance(data__description, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.description must be string')
+        if 'hit_policy' in data_keys:
+            data_keys.remove('hit_policy')
+            data__hitpolicy = data['hit_policy']
+            if not (isinstance(data__hitpolicy, str) and data__hitpolicy == 'unique' or (isinstance(data__hitpolicy, str) and data__hitpolicy == 'first')):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ".hit_policy must be one of ['unique', 'first']")
+        if 'inputs' in data_keys:
+            data_keys.remove('inputs')
+            data__inputs = data['inputs']
+            if not isinstance(data__inputs, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.inputs must be object')
             data__inputs_is_dict = isinstance(data__inputs, dict)
             if data__inputs_is_dict:
                 data__inputs_len = len(data__inputs)
                 if data__inputs_len < 1:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".inputs must contain at least 1 properties", value=data__inputs, name="" + (name_prefix or "data") + ".inputs", definition={'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, rule='minProperties')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.inputs must contain at least 1 properties')
                 data__inputs_keys = set(data__inputs.keys())
                 for data__inputs_key in data__inputs_keys:
                     if data__inputs_key not in []:
                         data__inputs_value = data__inputs.get(data__inputs_key)
-                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_input(data__inputs_value, custom_formats, (name_prefix or "data") + ".inputs.{data__inputs_key}".format(**locals()))
+                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_input(data__inputs_value, custom_formats, (name_prefix or 'data') + f'.inputs.{data__inputs_key}')
                 if data__inputs_len != 0:
                     data__inputs_property_names = True
                     for data__inputs_key in data__inputs:
                         try:
-                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__inputs_key, custom_formats, (name_prefix or "data") + ".inputs")
+                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__inputs_key, custom_formats, (name_prefix or 'data') + '.inputs')
                         except (JsonSchemaValueException, JsonSchemaValuesException):
                             data__inputs_property_names = False
                     if not data__inputs_property_names:
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".inputs must be named by propertyName definition", value=data__inputs, name="" + (name_prefix or "data") + ".inputs", definition={'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, rule='propertyNames')
-        if "output" in data_keys:
-            data_keys.remove("output")
-            data__output = data["output"]
-            if not isinstance(data__output, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".output must be object", value=data__output, name="" + (name_prefix or "data") + ".output", definition={'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, rule='type')
+                        raise JsonSchemaValueException('' + (name_prefix or 'data') + '.inputs must be named by propertyName definition')
+        if 'output' in data_keys:
+            data_keys.remove('output')
+            data__output = data['output']
+            if not isinstance(data__output, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.output must be object')
             data__output_is_dict = isinstance(data__output, dict)
             if data__output_is_dict:
                 data__output__missing_keys = set(['values']) - data__output.keys()
                 if data__output__missing_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".output must contain " + (str(sorted(data__output__missing_keys)) + " properties"), value=data__output, name="" + (name_prefix or "data") + ".output", definition={'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, rule='required')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.output must contain ' + (str(sorted(data__output__missing_keys)) + ' properties'))
                 data__output_keys = set(data__output.keys())
-                if "values" in data__output_keys:
-                    data__output_keys.remove("values")
-                    data__output__values = data__output["values"]
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__output__values, custom_formats, (name_prefix or "data") + ".output.values")
-                if "description" in data__output_keys:
-                    data__output_keys.remove("description")
-                    data__output__description = data__output["description"]
-                    if not isinstance(data__output__description, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".output.description must be string", value=data__output__description, name="" + (name_prefix or "data") + ".output.description", definition={'type': 'string'}, rule='type')
+                if 'values' in data__output_keys:
+                    data__output_keys.remove('values')
+                    data__output__values = data__output['values']
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__output__values, custom_formats, (name_prefix or 'data') + '.output.values')
+                if 'description' in data__output_keys:
+                    data__output_keys.remove('description')
+                    data__output__description = data__output['description']
+                    if not isinstance(data__output__description, str):
+                        raise JsonSchemaValueException('' + (name_prefix or 'data') + '.output.description must be string')
                 if data__output_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".output must not contain "+str(data__output_keys)+" properties", value=data__output, name="" + (name_prefix or "data") + ".output", definition={'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, rule='additionalProperties')
-        if "invariants" in data_keys:
-            data_keys.remove("invariants")
-            data__invariants = data["invariants"]
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.output must not contain ' + str(data__output_keys) + ' properties')
+        if 'invariants' in data_keys:
+            data_keys.remove('invariants')
+            data__invariants = data['invariants']
             if not isinstance(data__invariants, (list, tuple)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".invariants must be array", value=data__invariants, name="" + (name_prefix or "data") + ".invariants", definition={'description': 'Conditions that must hold for every input the table decides.', 'type': 'array', 'items': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'if': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'then': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'why': {'type': 'string'}}}}, rule='type')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.invariants must be array')
             data__invariants_is_list = isinstance(data__invariants, (list, tuple))
             if data__invariants_is_list:
                 data__invariants_len = len(data__invariants)
                 for data__invariants_x, data__invariants_item in enumerate(data__invariants):
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_invariant(data__invariants_item, custom_formats, (name_prefix or "data") + ".invariants[{data__invariants_x}]".format(**locals()))
-        if "rules" in data_keys:
-            data_keys.remove("rules")
-            data__rules = data["rules"]
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_invariant(data__invariants_item, custom_formats, (name_prefix or 'data') + f'.invariants[{data__invariants_x}]')
+        if 'rules' in data_keys:
+            data_keys.remove('rules')
+            data__rules = data['rules']
             if not isinstance(data__rules, (list, tuple)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".rules must be array", value=data__rules, name="" + (name_prefix or "data") + ".rules", definition={'type': 'array', 'items': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'when': {'type': 'object', 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}}, rule='type')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.rules must be array')
             data__rules_is_list = isinstance(data__rules, (list, tuple))
             if data__rules_is_list:
                 data__rules_len = len(data__rules)
                 for data__rules_x, data__rules_item in enumerate(data__rules):
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule(data__rules_item, custom_formats, (name_prefix or "data") + ".rules[{data__rules_x}]".format(**locals()))
-        if "cases" in data_keys:
-            data_keys.remove("cases")
-            data__cases = data["cases"]
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule(data__rules_item, custom_formats, (name_prefix or 'data') + f'.rules[{data__rules_x}]')
+        if 'cases' in data_keys:
+            data_keys.remove('cases')
+            data__cases = data['cases']
             if not isinstance(data__cases, (list, tuple)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".cases must be array", value=data__cases, name="" + (name_prefix or "data") + ".cases", definition={'description': 'Golden examples checked by swapool validate.', 'type': 'array', 'items': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}, rule='type')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.cases must be array')
             data__cases_is_list = isinstance(data__cases, (list, tuple))
             if data__cases_is_list:
                 data__cases_len = len(data__cases)
                 for data__cases_x, data__cases_item in enumerate(data__cases):
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_case(data__cases_item, custom_formats, (name_prefix or "data") + ".cases[{data__cases_x}]".format(**locals()))
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_case(data__cases_item, custom_formats, (name_prefix or 'data') + f'.cases[{data__cases_x}]')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'$schema': 'https://json-schema.org/draft/2020-12/schema', '$id': 'https://swapool.invalid/schemas/swa-policy.schema.json', 'title': 'swapool decision table', 'description': "A decision table over finite inputs with one output. Keywords are limited to those draft-07 editor tooling understands. Patterns end in (?!\\n)$ because Python's $ also matches before a final newline; in ECMA-262 regexes (editors) it is the same as $.", 'type': 'object', 'required': ['format', 'decision', 'hit_policy', 'inputs', 'output', 'rules'], 'additionalProperties': False, 'properties': {'format': {'description': 'Table format version.', 'const': 1}, 'decision': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'description': {'type': 'string'}, 'hit_policy': {'description': 'unique: every input matches exactly one rule. first: the first matching rule wins.', 'enum': ['unique', 'first']}, 'inputs': {'description': 'Ordered mapping of input name to its domain; the order is the order facts are read at run time.', 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/identifier'}, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/domain'}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}}, 'output': {'type': 'object', 'required': ['values'], 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'description': {'type': 'string'}}}, 'invariants': {'description': 'Conditions that must hold for every input the table decides.', 'type': 'array', 'items': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'if': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'then': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/condition'}, 'why': {'type': 'string'}}}}, 'rules': {'type': 'array', 'items': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/rule_id'}, 'when': {'type': 'object', 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}}, 'cases': {'description': 'Golden examples checked by swapool validate.', 'type': 'array', 'items': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, 'definitions': {'identifier': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'rule_id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'literal': {'type': ['string', 'boolean']}, 'domain': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'input': {'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, 'cell': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}, {'type': 'array', 'items': {'type': ['string', 'boolean']}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}]}, 'set_ref': {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, 'condition': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'rule': {'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, 'invariant': {'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, 'case': {'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}}}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_case(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['given', 'expect']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='required')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
         data_keys = set(data.keys())
-        if "given" in data_keys:
-            data_keys.remove("given")
-            data__given = data["given"]
-            if not isinstance(data__given, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".given must be object", value=data__given, name="" + (name_prefix or "data") + ".given", definition={'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, rule='type')
+        if 'given' in data_keys:
+            data_keys.remove('given')
+            data__given = data['given']
+            if not isinstance(data__given, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.given must be object')
             data__given_is_dict = isinstance(data__given, dict)
             if data__given_is_dict:
                 data__given_keys = set(data__given.keys())
@@ -163,235 +155,243 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
                         data__given_value_any_of_count1 = 0
                         if not data__given_value_any_of_count1:
                             try:
-                                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data__given_value, custom_formats, (name_prefix or "data") + ".given.{data__given_key}".format(**locals()))
+                                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data__given_value, custom_formats, (name_prefix or 'data') + f'.given.{data__given_key}')
                                 data__given_value_any_of_count1 += 1
-                            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                            except (JsonSchemaValueException, JsonSchemaValuesException):
+                                pass
                         if not data__given_value_any_of_count1:
                             try:
-                                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_set_ref(data__given_value, custom_formats, (name_prefix or "data") + ".given.{data__given_key}".format(**locals()))
+                                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_set_ref(data__given_value, custom_formats, (name_prefix or 'data') + f'.given.{data__given_key}')
                                 data__given_value_any_of_count1 += 1
-                            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                            except (JsonSchemaValueException, JsonSchemaValuesException):
+                                pass
                         if not data__given_value_any_of_count1:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".given.{data__given_key}".format(**locals()) + " cannot be validated by any definition", value=data__given_value, name="" + (name_prefix or "data") + ".given.{data__given_key}".format(**locals()) + "", definition={'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}, rule='anyOf')
-        if "expect" in data_keys:
-            data_keys.remove("expect")
-            data__expect = data["expect"]
-            if not isinstance(data__expect, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".expect must be string", value=data__expect, name="" + (name_prefix or "data") + ".expect", definition={'type': 'string'}, rule='type')
-        if "why" in data_keys:
-            data_keys.remove("why")
-            data__why = data["why"]
-            if not isinstance(data__why, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".why must be string", value=data__why, name="" + (name_prefix or "data") + ".why", definition={'type': 'string'}, rule='type')
+                            raise JsonSchemaValueException('' + (name_prefix or 'data') + f'.given.{data__given_key}' + ' cannot be validated by any definition')
+        if 'expect' in data_keys:
+            data_keys.remove('expect')
+            data__expect = data['expect']
+            if not isinstance(data__expect, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.expect must be string')
+        if 'why' in data_keys:
+            data_keys.remove('why')
+            data__why = data['why']
+            if not isinstance(data__why, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.why must be string')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['given', 'expect'], 'additionalProperties': False, 'properties': {'given': {'type': 'object', 'additionalProperties': {'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}]}}, 'expect': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_set_ref(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['in']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, rule='required')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
         data_keys = set(data.keys())
-        if "in" in data_keys:
-            data_keys.remove("in")
-            data__in = data["in"]
+        if 'in' in data_keys:
+            data_keys.remove('in')
+            data__in = data['in']
             data__in_any_of_count2 = 0
             if not data__in_any_of_count2:
                 try:
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__in, custom_formats, (name_prefix or "data") + ".in")
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__in, custom_formats, (name_prefix or 'data') + '.in')
                     data__in_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                except (JsonSchemaValueException, JsonSchemaValuesException):
+                    pass
             if not data__in_any_of_count2:
                 try:
                     if not isinstance(data__in, (list, tuple)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".in must be array", value=data__in, name="" + (name_prefix or "data") + ".in", definition={'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}, rule='type')
+                        raise JsonSchemaValueException('' + (name_prefix or 'data') + '.in must be array')
                     data__in_is_list = isinstance(data__in, (list, tuple))
                     if data__in_is_list:
                         data__in_len = len(data__in)
                         if data__in_len < 1:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".in must contain at least 1 items", value=data__in, name="" + (name_prefix or "data") + ".in", definition={'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}, rule='minItems')
+                            raise JsonSchemaValueException('' + (name_prefix or 'data') + '.in must contain at least 1 items')
                         for data__in_x, data__in_item in enumerate(data__in):
-                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__in_item, custom_formats, (name_prefix or "data") + ".in[{data__in_x}]".format(**locals()))
+                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__in_item, custom_formats, (name_prefix or 'data') + f'.in[{data__in_x}]')
                     data__in_any_of_count2 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                except (JsonSchemaValueException, JsonSchemaValuesException):
+                    pass
             if not data__in_any_of_count2:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".in cannot be validated by any definition", value=data__in, name="" + (name_prefix or "data") + ".in", definition={'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}, rule='anyOf')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.in cannot be validated by any definition')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}}]}}}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (str, bool)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'type': ['string', 'boolean']}, rule='type')
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be string or boolean')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['id', 'then']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='required')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
         data_keys = set(data.keys())
-        if "id" in data_keys:
-            data_keys.remove("id")
-            data__id = data["id"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule_id(data__id, custom_formats, (name_prefix or "data") + ".id")
-        if "when" in data_keys:
-            data_keys.remove("when")
-            data__when = data["when"]
-            if not isinstance(data__when, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".when must be object", value=data__when, name="" + (name_prefix or "data") + ".when", definition={'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, rule='type')
+        if 'id' in data_keys:
+            data_keys.remove('id')
+            data__id = data['id']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule_id(data__id, custom_formats, (name_prefix or 'data') + '.id')
+        if 'when' in data_keys:
+            data_keys.remove('when')
+            data__when = data['when']
+            if not isinstance(data__when, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.when must be object')
             data__when_is_dict = isinstance(data__when, dict)
             if data__when_is_dict:
                 data__when_keys = set(data__when.keys())
                 for data__when_key in data__when_keys:
                     if data__when_key not in []:
                         data__when_value = data__when.get(data__when_key)
-                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_cell(data__when_value, custom_formats, (name_prefix or "data") + ".when.{data__when_key}".format(**locals()))
-        if "then" in data_keys:
-            data_keys.remove("then")
-            data__then = data["then"]
-            if not isinstance(data__then, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".then must be string", value=data__then, name="" + (name_prefix or "data") + ".then", definition={'type': 'string'}, rule='type')
-        if "why" in data_keys:
-            data_keys.remove("why")
-            data__why = data["why"]
-            if not isinstance(data__why, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".why must be string", value=data__why, name="" + (name_prefix or "data") + ".why", definition={'type': 'string'}, rule='type')
+                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_cell(data__when_value, custom_formats, (name_prefix or 'data') + f'.when.{data__when_key}')
+        if 'then' in data_keys:
+            data_keys.remove('then')
+            data__then = data['then']
+            if not isinstance(data__then, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.then must be string')
+        if 'why' in data_keys:
+            data_keys.remove('why')
+            data__why = data['why']
+            if not isinstance(data__why, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.why must be string')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['id', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'when': {'type': 'object', 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, 'then': {'type': 'string'}, 'why': {'type': 'string'}}}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_cell(data, custom_formats={}, name_prefix=None):
     data_any_of_count3 = 0
     if not data_any_of_count3:
         try:
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data, custom_formats, (name_prefix or "data") + "")
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data, custom_formats, (name_prefix or 'data') + '')
             data_any_of_count3 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if not data_any_of_count3:
         try:
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_set_ref(data, custom_formats, (name_prefix or "data") + "")
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_set_ref(data, custom_formats, (name_prefix or 'data') + '')
             data_any_of_count3 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if not data_any_of_count3:
         try:
             if not isinstance(data, (list, tuple)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must be array", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'items': {'type': ['string', 'boolean']}}, rule='type')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be array')
             data_is_list = isinstance(data, (list, tuple))
             if data_is_list:
                 data_len = len(data)
                 for data_x, data_item in enumerate(data):
-                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(**locals()))
+                    validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data_item, custom_formats, (name_prefix or 'data') + f'[{data_x}]')
             data_any_of_count3 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if not data_any_of_count3:
         try:
-            if not isinstance(data, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}, rule='type')
+            if not isinstance(data, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
             data_is_dict = isinstance(data, dict)
             if data_is_dict:
                 data__missing_keys = set(['not']) - data.keys()
                 if data__missing_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}, rule='required')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                 data_keys = set(data.keys())
-                if "not" in data_keys:
-                    data_keys.remove("not")
-                    data__not = data["not"]
+                if 'not' in data_keys:
+                    data_keys.remove('not')
+                    data__not = data['not']
                     if not isinstance(data__not, (list, tuple)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".not must be array", value=data__not, name="" + (name_prefix or "data") + ".not", definition={'type': 'array', 'items': {'type': ['string', 'boolean']}}, rule='type')
+                        raise JsonSchemaValueException('' + (name_prefix or 'data') + '.not must be array')
                     data__not_is_list = isinstance(data__not, (list, tuple))
                     if data__not_is_list:
                         data__not_len = len(data__not)
                         for data__not_x, data__not_item in enumerate(data__not):
-                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data__not_item, custom_formats, (name_prefix or "data") + ".not[{data__not_x}]".format(**locals()))
+                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_literal(data__not_item, custom_formats, (name_prefix or 'data') + f'.not[{data__not_x}]')
                 if data_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}, rule='additionalProperties')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
             data_any_of_count3 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if not data_any_of_count3:
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " cannot be validated by any definition", value=data, name="" + (name_prefix or "data") + "", definition={'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'type': ['string', 'boolean']}, {'description': '{in: name} or {in: [names]}: every member of the named value sets of the input.', 'type': 'object', 'required': ['in'], 'additionalProperties': False, 'properties': {'in': {'anyOf': [{'$ref': '#/definitions/identifier'}, {'type': 'array', 'minItems': 1, 'items': {'$ref': '#/definitions/identifier'}}]}}}, {'type': 'array', 'items': {'type': ['string', 'boolean']}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'type': ['string', 'boolean']}}}}]}, rule='anyOf')
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' cannot be validated by any definition')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule_id(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (str)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, rule='type')
+    if not isinstance(data, str):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be string')
     if isinstance(data, str):
         if not REGEX_PATTERNS['^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'].search(data):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, rule='pattern')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must match pattern ^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_invariant(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data__missing_keys = set(['if', 'then']) - data.keys()
         if data__missing_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, rule='required')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
         data_keys = set(data.keys())
-        if "id" in data_keys:
-            data_keys.remove("id")
-            data__id = data["id"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule_id(data__id, custom_formats, (name_prefix or "data") + ".id")
-        if "if" in data_keys:
-            data_keys.remove("if")
-            data__if = data["if"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_condition(data__if, custom_formats, (name_prefix or "data") + ".if")
-        if "then" in data_keys:
-            data_keys.remove("then")
-            data__then = data["then"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_condition(data__then, custom_formats, (name_prefix or "data") + ".then")
-        if "why" in data_keys:
-            data_keys.remove("why")
-            data__why = data["why"]
-            if not isinstance(data__why, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".why must be string", value=data__why, name="" + (name_prefix or "data") + ".why", definition={'type': 'string'}, rule='type')
+        if 'id' in data_keys:
+            data_keys.remove('id')
+            data__id = data['id']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_rule_id(data__id, custom_formats, (name_prefix or 'data') + '.id')
+        if 'if' in data_keys:
+            data_keys.remove('if')
+            data__if = data['if']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_condition(data__if, custom_formats, (name_prefix or 'data') + '.if')
+        if 'then' in data_keys:
+            data_keys.remove('then')
+            data__then = data['then']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_condition(data__then, custom_formats, (name_prefix or 'data') + '.then')
+        if 'why' in data_keys:
+            data_keys.remove('why')
+            data__why = data['why']
+            if not isinstance(data__why, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.why must be string')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'required': ['if', 'then'], 'additionalProperties': False, 'properties': {'id': {'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$'}, 'if': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'then': {'type': 'object', 'minProperties': 1, 'additionalProperties': {'$ref': 'https://swapool.invalid/schemas/swa-policy.schema.json#/definitions/cell'}}, 'why': {'type': 'string'}}}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_condition(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'minProperties': 1, 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data_len = len(data)
         if data_len < 1:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain at least 1 properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'minProperties': 1, 'additionalProperties': {'description': "A literal, a list of literals, '-' (any value), {not: [literals]}, or {in: set} (the members of the input's named value sets).", 'anyOf': [{'$ref': '#/definitions/literal'}, {'$ref': '#/definitions/set_ref'}, {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}, {'type': 'object', 'required': ['not'], 'additionalProperties': False, 'properties': {'not': {'type': 'array', 'items': {'$ref': '#/definitions/literal'}}}}]}}, rule='minProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain at least 1 properties')
         data_keys = set(data.keys())
         for data_key in data_keys:
             if data_key not in []:
                 data_value = data.get(data_key)
-                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_cell(data_value, custom_formats, (name_prefix or "data") + ".{data_key}".format(**locals()))
+                validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_cell(data_value, custom_formats, (name_prefix or 'data') + f'.{data_key}')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (list, tuple)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be array", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, rule='type')
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be array')
     data_is_list = isinstance(data, (list, tuple))
     if data_is_list:
         data_len = len(data)
         if data_len < 1:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain at least 1 items", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, rule='minItems')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain at least 1 items')
         for data_x, data_item in enumerate(data):
-            if not isinstance(data_item, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + " must be string", value=data_item, name="" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + "", definition={'type': 'string', 'minLength': 1}, rule='type')
+            if not isinstance(data_item, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must be string')
             if isinstance(data_item, str):
                 data_item_len = len(data_item)
                 if data_item_len < 1:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + " must be longer than or equal to 1 characters", value=data_item, name="" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + "", definition={'type': 'string', 'minLength': 1}, rule='minLength')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must be longer than or equal to 1 characters')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_input(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (dict)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, rule='type')
+    if not isinstance(data, dict):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be object')
     data_one_of_count4 = 0
     if data_one_of_count4 < 2:
         try:
@@ -403,39 +403,44 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
                         if data_is_dict:
                             data__missing_keys = set(['values']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['values']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count5 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count5:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['sets']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['sets']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count5 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count5:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['from']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['from']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count5 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count5:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " cannot be validated by any definition", value=data, name="" + (name_prefix or "data") + "", definition={'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}, rule='anyOf')
-            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' cannot be validated by any definition')
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                pass
             else:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition", value=data, name="" + (name_prefix or "data") + "", definition={'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, rule='not')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must NOT match a disallowed definition')
             data_is_dict = isinstance(data, dict)
             if data_is_dict:
                 data__missing_keys = set(['type']) - data.keys()
                 if data__missing_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, rule='required')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
             data_one_of_count4 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if data_one_of_count4 < 2:
         try:
             data_any_of_count6 = 0
@@ -445,20 +450,22 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
                     if data_is_dict:
                         data__missing_keys = set(['values']) - data.keys()
                         if data__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['values']}, rule='required')
+                            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                     data_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                except (JsonSchemaValueException, JsonSchemaValuesException):
+                    pass
             if not data_any_of_count6:
                 try:
                     data_is_dict = isinstance(data, dict)
                     if data_is_dict:
                         data__missing_keys = set(['sets']) - data.keys()
                         if data__missing_keys:
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['sets']}, rule='required')
+                            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                     data_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                except (JsonSchemaValueException, JsonSchemaValuesException):
+                    pass
             if not data_any_of_count6:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " cannot be validated by any definition", value=data, name="" + (name_prefix or "data") + "", definition={'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, rule='anyOf')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' cannot be validated by any definition')
             try:
                 data_any_of_count7 = 0
                 if not data_any_of_count7:
@@ -467,25 +474,29 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
                         if data_is_dict:
                             data__missing_keys = set(['type']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['type']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count7 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count7:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['from']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['from']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count7 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count7:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " cannot be validated by any definition", value=data, name="" + (name_prefix or "data") + "", definition={'anyOf': [{'required': ['type']}, {'required': ['from']}]}, rule='anyOf')
-            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' cannot be validated by any definition')
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                pass
             else:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition", value=data, name="" + (name_prefix or "data") + "", definition={'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, rule='not')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must NOT match a disallowed definition')
             data_one_of_count4 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if data_one_of_count4 < 2:
         try:
             try:
@@ -496,122 +507,128 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
                         if data_is_dict:
                             data__missing_keys = set(['type']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['type']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count8 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count8:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['values']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['values']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count8 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count8:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['sets']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['sets']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count8 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count8:
                     try:
                         data_is_dict = isinstance(data, dict)
                         if data_is_dict:
                             data__missing_keys = set(['enum']) - data.keys()
                             if data__missing_keys:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['enum']}, rule='required')
+                                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
                         data_any_of_count8 += 1
-                    except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    except (JsonSchemaValueException, JsonSchemaValuesException):
+                        pass
                 if not data_any_of_count8:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " cannot be validated by any definition", value=data, name="" + (name_prefix or "data") + "", definition={'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}, rule='anyOf')
-            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' cannot be validated by any definition')
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                pass
             else:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition", value=data, name="" + (name_prefix or "data") + "", definition={'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}, rule='not')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must NOT match a disallowed definition')
             data_is_dict = isinstance(data, dict)
             if data_is_dict:
                 data__missing_keys = set(['from']) - data.keys()
                 if data__missing_keys:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain " + (str(sorted(data__missing_keys)) + " properties"), value=data, name="" + (name_prefix or "data") + "", definition={'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}, rule='required')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must contain ' + (str(sorted(data__missing_keys)) + ' properties'))
             data_one_of_count4 += 1
-        except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        except (JsonSchemaValueException, JsonSchemaValuesException):
+            pass
     if data_one_of_count4 != 1:
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be valid exactly by one definition" + (" (" + str(data_one_of_count4) + " matches found)"), value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, rule='oneOf')
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be valid exactly by one definition' + (' (' + str(data_one_of_count4) + ' matches found)'))
     data_is_dict = isinstance(data, dict)
     if data_is_dict:
         data_keys = set(data.keys())
-        if "values" in data_keys:
-            data_keys.remove("values")
-            data__values = data["values"]
-            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__values, custom_formats, (name_prefix or "data") + ".values")
-        if "sets" in data_keys:
-            data_keys.remove("sets")
-            data__sets = data["sets"]
-            if not isinstance(data__sets, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".sets must be object", value=data__sets, name="" + (name_prefix or "data") + ".sets", definition={'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, rule='type')
+        if 'values' in data_keys:
+            data_keys.remove('values')
+            data__values = data['values']
+            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__values, custom_formats, (name_prefix or 'data') + '.values')
+        if 'sets' in data_keys:
+            data_keys.remove('sets')
+            data__sets = data['sets']
+            if not isinstance(data__sets, dict):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.sets must be object')
             data__sets_is_dict = isinstance(data__sets, dict)
             if data__sets_is_dict:
                 data__sets_len = len(data__sets)
                 if data__sets_len < 1:
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".sets must contain at least 1 properties", value=data__sets, name="" + (name_prefix or "data") + ".sets", definition={'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, rule='minProperties')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.sets must contain at least 1 properties')
                 data__sets_keys = set(data__sets.keys())
                 for data__sets_key in data__sets_keys:
                     if data__sets_key not in []:
                         data__sets_value = data__sets.get(data__sets_key)
-                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__sets_value, custom_formats, (name_prefix or "data") + ".sets.{data__sets_key}".format(**locals()))
+                        validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_domain(data__sets_value, custom_formats, (name_prefix or 'data') + f'.sets.{data__sets_key}')
                 if data__sets_len != 0:
                     data__sets_property_names = True
                     for data__sets_key in data__sets:
                         try:
-                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__sets_key, custom_formats, (name_prefix or "data") + ".sets")
+                            validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data__sets_key, custom_formats, (name_prefix or 'data') + '.sets')
                         except (JsonSchemaValueException, JsonSchemaValuesException):
                             data__sets_property_names = False
                     if not data__sets_property_names:
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".sets must be named by propertyName definition", value=data__sets, name="" + (name_prefix or "data") + ".sets", definition={'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, rule='propertyNames')
-        if "from" in data_keys:
-            data_keys.remove("from")
-            data__from = data["from"]
-            if not isinstance(data__from, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".from must be string", value=data__from, name="" + (name_prefix or "data") + ".from", definition={'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, rule='type')
+                        raise JsonSchemaValueException('' + (name_prefix or 'data') + '.sets must be named by propertyName definition')
+        if 'from' in data_keys:
+            data_keys.remove('from')
+            data__from = data['from']
+            if not isinstance(data__from, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.from must be string')
             if isinstance(data__from, str):
                 if not REGEX_PATTERNS['^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'].search(data__from):
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".from must match pattern ^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$", value=data__from, name="" + (name_prefix or "data") + ".from", definition={'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, rule='pattern')
-        if "type" in data_keys:
-            data_keys.remove("type")
-            data__type = data["type"]
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.from must match pattern ^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$')
+        if 'type' in data_keys:
+            data_keys.remove('type')
+            data__type = data['type']
             if not (isinstance(data__type, str) and data__type == 'bool'):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".type must be same as const definition: bool", value=data__type, name="" + (name_prefix or "data") + ".type", definition={'const': 'bool'}, rule='const')
-        if "description" in data_keys:
-            data_keys.remove("description")
-            data__description = data["description"]
-            if not isinstance(data__description, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be string", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'type': 'string'}, rule='type')
-        if "enum" in data_keys:
-            data_keys.remove("enum")
-            data__enum = data["enum"]
-            if not isinstance(data__enum, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".enum must be string", value=data__enum, name="" + (name_prefix or "data") + ".enum", definition={'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, rule='type')
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.type must be same as const definition: bool')
+        if 'description' in data_keys:
+            data_keys.remove('description')
+            data__description = data['description']
+            if not isinstance(data__description, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.description must be string')
+        if 'enum' in data_keys:
+            data_keys.remove('enum')
+            data__enum = data['enum']
+            if not isinstance(data__enum, str):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.enum must be string')
             if isinstance(data__enum, str):
                 if not REGEX_PATTERNS['^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'].search(data__enum):
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".enum must match pattern ^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$", value=data__enum, name="" + (name_prefix or "data") + ".enum", definition={'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, rule='pattern')
-        if "wildcard" in data_keys:
-            data_keys.remove("wildcard")
-            data__wildcard = data["wildcard"]
-            if not isinstance(data__wildcard, (bool)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".wildcard must be boolean", value=data__wildcard, name="" + (name_prefix or "data") + ".wildcard", definition={'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}, rule='type')
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + '.enum must match pattern ^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$')
+        if 'wildcard' in data_keys:
+            data_keys.remove('wildcard')
+            data__wildcard = data['wildcard']
+            if not isinstance(data__wildcard, bool):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + '.wildcard must be boolean')
         if data_keys:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must not contain "+str(data_keys)+" properties", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'object', 'additionalProperties': False, 'properties': {'values': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}, 'sets': {'description': "Named value sets, declared once and used in cells and cases as {in: name}. Without `values`, the input's values are the sets' members in order.", 'type': 'object', 'minProperties': 1, 'propertyNames': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, 'additionalProperties': {'type': 'array', 'minItems': 1, 'items': {'type': 'string', 'minLength': 1}}}, 'from': {'description': "Take this input's values, sets and enum binding from the input of the same name in another table file in the same folder, so that no two tables list the values twice.", 'type': 'string', 'pattern': '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$'}, 'type': {'const': 'bool'}, 'description': {'type': 'string'}, 'enum': {'description': 'Bind the values to a Python enum, module:Class; validate reports drift.', 'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$'}, 'wildcard': {'description': "Allow values that no rule names to be decided by '-' or 'not' cells (reported as warnings).", 'type': 'boolean'}}, 'oneOf': [{'required': ['type'], 'not': {'anyOf': [{'required': ['values']}, {'required': ['sets']}, {'required': ['from']}]}}, {'anyOf': [{'required': ['values']}, {'required': ['sets']}], 'not': {'anyOf': [{'required': ['type']}, {'required': ['from']}]}}, {'required': ['from'], 'not': {'anyOf': [{'required': ['type']}, {'required': ['values']}, {'required': ['sets']}, {'required': ['enum']}]}}]}, rule='additionalProperties')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must not contain ' + str(data_keys) + ' properties')
     return data
 
 def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions_identifier(data, custom_formats={}, name_prefix=None):
-    if not isinstance(data, (str)):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, rule='type')
+    if not isinstance(data, str):
+        raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must be string')
     if isinstance(data, str):
         if not REGEX_PATTERNS['^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'].search(data):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$'}, rule='pattern')
+            raise JsonSchemaValueException('' + (name_prefix or 'data') + ' must match pattern ^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$')
     return data
 
 
