@@ -107,3 +107,82 @@ def test_digest_is_of_the_bytes():
     import hashlib
     doc, _ = parse_document(b"a: 1\n", "t.yaml")
     assert doc.digest == hashlib.sha256(b"a: 1\n").hexdigest()
+
+
+# The reader builds data and marks from the parser's events in one pass. Its reference is
+# PyYAML itself: the data yaml.load makes, and the marks of the nodes yaml.compose makes.
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SCALARS = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+           | st.text(max_size=10) | st.sampled_from(["EAGLE", "-", "yes", "0x1F", "1_000", "~", "2.5e3", ""]))
+DOCUMENTS = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=4)
+                         | st.dictionaries(st.text(max_size=6), kids, max_size=4), max_leaves=30)
+
+
+def composed_marks(node, path=(), marks=None, key_marks=None):
+    """(path -> value mark, path -> key mark) from PyYAML's node graph, first mark per path."""
+    marks = {} if marks is None else marks
+    key_marks = {} if key_marks is None else key_marks
+    marks.setdefault(path, node.start_mark)
+    if isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            composed_marks(item, path + (i,), marks, key_marks)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            composed_marks(key, path + ("<key>",), marks, key_marks)
+            key_marks[path + (key.value,)] = key.start_mark
+            composed_marks(value, path + (key.value,), marks, key_marks)
+    return marks, key_marks
+
+
+def where(marks):
+    return {path: (m.index, m.line, m.column) for path, m in marks.items()}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS, st.sampled_from([None, True, False]), st.integers(2, 6), st.booleans())
+def test_reader_makes_the_data_and_marks_pyyaml_makes(data, flow, indent, canonical):
+    text = yaml.safe_dump(data, default_flow_style=flow, indent=indent, canonical=canonical, allow_unicode=True)
+    doc, found = parse_document(text, "t.yaml")
+    assert not found, (text, found)
+    assert doc.data == yaml.load(text, Loader=yaml.CSafeLoader)
+    marks, key_marks = composed_marks(yaml.compose(text, Loader=yaml.CSafeLoader))
+    assert where(doc.marks) == where(marks)
+    assert where(doc.key_marks) == where(key_marks)
+
+
+def test_an_alias_repeats_the_value_and_its_inner_marks_its_own_mark_is_the_alias():
+    text = "a: &x {b: &y [1, two]}\nc: *x\nd: *y\n"
+    doc, found = parse_document(text, "t.yaml")
+    assert not found
+    assert doc.data == yaml.safe_load(text)
+    assert doc.span(("c",)).line == 2 and doc.span(("d",)).line == 3  # where the alias is written
+    assert doc.span(("c", "b", 1)) == doc.span(("a", "b", 1))  # inside: where the value is written
+    assert doc.key_span(("c", "b")) == doc.key_span(("a", "b"))
+
+
+def test_anchor_and_alias_errors_name_the_place():
+    assert diag("a: &x 1\nb: &x 2\n").span.line == 2  # duplicate anchor
+    undefined = diag("a: 1\nb: *nope\n")
+    assert (undefined.code, undefined.span.line) == ("yaml-syntax", 2) and "nope" in undefined.message
+    recursive = diag("a: &x [1, *x]\n")
+    assert recursive.code == "yaml-syntax" and "recursive" in recursive.message
+
+
+def test_explicit_tags_are_checked_not_trusted():
+    assert parse_document("a: !!int 0x1F\nb: !!str yes\n", "t.yaml")[0].data == {"a": 31, "b": "yes"}
+    for text in ("a: !!int many\n", "a: !!float x\n", "a: !!bool maybe\n", "a: !!seq x\n", "a: !!str [1]\n",
+                 "a: !!map [1]\n"):
+        d = diag(text)
+        assert (d.code, d.span.line, d.span.column) == ("yaml-tag", 1, 4), text
+
+
+def test_nesting_past_the_limit_is_refused_before_python_recursion():
+    from swapool.table.source import MAX_DEPTH
+
+    d = diag("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n")
+    assert d.code == "yaml-syntax" and f"{MAX_DEPTH} levels" in d.message
+    assert parse_document("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n", "t.yaml")[1] == []

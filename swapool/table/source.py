@@ -8,11 +8,14 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import yaml
+from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from .diagnostics import Diagnostic, Span, error
 
@@ -23,12 +26,17 @@ MAX_BYTES = 1 << 20
 MAX_NODES = 200_000
 MAX_DEPTH = 64
 
-#: libyaml's parser when PyYAML was built with it (about 10x faster); same nodes and marks.
+#: libyaml's parser when PyYAML was built with it (about 10x faster); the same events and marks.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
 _STR = _YAML + "str"
+_SEQ = _YAML + "seq"
+_MAP = _YAML + "map"
+_SCALAR_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float")}
+#: Builds the few scalars that are not plain strings (booleans, numbers, null).
+_CONSTRUCTOR = SafeConstructor()
 
 Path_ = tuple  # a path into the data: mapping keys and sequence indices
 
@@ -113,8 +121,10 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         return None, [error("io", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
                             Span(file, line, column))]
     where = _Lines(file, text)
+    loader = _LOADER(text)
+    reader = _Reader(where, max(MAX_NODES, len(text)))
     try:
-        root = yaml.compose(text, Loader=_LOADER)
+        found = reader.read(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = where.at(mark.index, mark.line, mark.column) if mark else Span(file, 1, 1)
@@ -130,17 +140,14 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
                             span, help="remove the control character")]
     except yaml.YAMLError as exc:
         return None, [error("yaml-syntax", str(exc).splitlines()[0], Span(file, 1, 1))]
-    except RecursionError:
-        return None, [error("yaml-syntax", "nesting deeper than Python can parse", Span(file, 1, 1))]
-    if root is None:
-        return None, [error("schema", "the file holds no YAML document; expected a table mapping",
-                            Span(file, 1, 1))]
-    builder = _Builder(file, where, max(MAX_NODES, len(text)))
-    try:
-        data = builder.build(root, (), 0)
     except _Reject as rej:
         return None, [rej.diagnostic]
-    return Document(file, data, builder.marks, builder.key_marks, digest, where), []
+    finally:
+        loader.dispose()
+    if not found:
+        return None, [error("schema", "the file holds no YAML document; expected a table mapping",
+                            Span(file, 1, 1))]
+    return Document(file, reader.data, reader.marks, reader.key_marks, digest, where), []
 
 
 def _syntax_help(problem: str, at: str) -> str | None:
@@ -175,58 +182,240 @@ class _Lines:
         return Span(self.file, row + 1, index - self.starts[row] + 1)
 
 
-class _Builder:
-    def __init__(self, file: str, lines: _Lines, max_nodes: int):
-        self.file = file
-        self.max_nodes = max_nodes
+class _Open:
+    """A sequence or mapping whose end event has not come yet."""
+
+    __slots__ = ("value", "path", "mark", "key", "height", "anchor")
+
+    def __init__(self, value: Any, path: Path_, mark: Any):
+        self.value = value
+        self.path = path
+        self.mark = mark
+        self.key: Any = _NO_KEY  # a mapping's key whose value comes next
+        self.height = 0  # levels of nesting below it so far
+        self.anchor: tuple[str, int, int, int] | None = None  # name, nodes, marks, key marks before it
+
+
+class _Anchored(NamedTuple):
+    """A finished anchored value: what an alias of it repeats."""
+
+    value: Any
+    path: Path_
+    nodes: int  # nodes it expands to
+    height: int
+    marks: tuple  # (path, mark) of every value inside it
+    key_marks: tuple
+
+
+_NO_KEY = object()
+_KEY = ("<key>",)  # the path step to a mapping's keys
+_RECURSIVE = object()
+
+
+class _Reader:
+    """Plain data and the marks of every value from the parser's events, in one pass
+    with no node objects: the same tags, aliases and errors as composing the document,
+    plus the limits (nodes after alias expansion, nesting depth, tags, keys)."""
+
+    def __init__(self, lines: _Lines, max_nodes: int):
         self.lines = lines
+        self.max_nodes = max_nodes
         self.marks: dict[Path_, Any] = {}
         self.key_marks: dict[Path_, Any] = {}
-        self.nodes = 0
-        self.constructor = SafeConstructor()
+        self.data: Any = None
+        self.anchored_at: dict[str, Any] = {}
 
-    def span(self, node: Node) -> Span:
-        mark = node.start_mark
+    def span(self, mark: Any) -> Span:
         return self.lines.at(mark.index, mark.line, mark.column)
 
-    def build(self, node: Node, path: Path_, depth: int) -> Any:
-        self.nodes += 1
-        if self.nodes > self.max_nodes:
-            raise _Reject(error("yaml-alias-bomb",
-                                f"the document expands to more than {self.max_nodes} nodes (aliases?)",
-                                self.span(node), help="write the table out without anchors and aliases"))
-        if depth > MAX_DEPTH:
-            raise _Reject(error("yaml-syntax", f"nesting deeper than {MAX_DEPTH} levels (or a recursive alias)",
-                                self.span(node)))
-        if node.tag not in _PLAIN_TAGS:
-            kind = node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
-            raise _Reject(error("yaml-tag", f"a value of YAML type '{kind}' cannot appear in a policy table",
-                                self.span(node),
-                                help="use plain strings, numbers, booleans, lists and mappings; "
-                                     "quote the value if it should be a string"))
-        if path not in self.marks:
-            self.marks[path] = node.start_mark
-        if isinstance(node, ScalarNode):
-            if node.tag == _STR:  # most scalars: the resolver already said it is a plain string
-                return node.value
-            return self.constructor.construct_object(node)
-        if isinstance(node, SequenceNode):
-            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
-        assert isinstance(node, MappingNode)
-        out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key = self.build(key_node, path + ("<key>",), depth + 1)
-            if not isinstance(key, str):
-                shown = "null" if key is None else repr(key).lower() if isinstance(key, bool) else repr(key)
-                raise _Reject(error("yaml-key-type", f"mapping key {shown} is not a string",
-                                    self.span(key_node),
-                                    help="quote the key; YAML reads yes/no/on/off as booleans"))
-            if key in out:
-                first = self.key_marks[path + (key,)]
-                line = self.lines.at(first.index, first.line, first.column).line
-                raise _Reject(error("yaml-duplicate-key",
-                                    f"key '{key}' appears twice in this mapping (first at line {line})",
-                                    self.span(key_node), help="remove or rename one of them"))
-            self.key_marks[path + (key,)] = key_node.start_mark
-            out[key] = self.build(value_node, path + (key,), depth + 1)
-        return out
+    def read(self, loader: Any) -> bool:
+        """Read the one document; False when the stream holds none."""
+        get_event, resolve = loader.get_event, loader.resolve
+        marks = self.marks
+        anchors: dict[str, Any] = {}
+        stack: list[_Open] = []
+        nodes = 0
+        document = None
+        max_nodes = self.max_nodes
+        top: _Open | None
+        plain_tags: dict[str, str] = {}  # a plain scalar's tag depends on its text alone
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent and stack and event.tag is None and event.anchor is None:
+                # most of a table: a string in a list or mapping, handled without a call
+                nodes += 1
+                mark = event.start_mark
+                if nodes > max_nodes:
+                    self.bomb(mark)
+                if len(stack) > MAX_DEPTH:
+                    self.too_deep(mark)
+                value = event.value
+                if event.implicit[0]:
+                    tag = plain_tags.get(value)
+                    if tag is None:
+                        tag = plain_tags[value] = resolve(ScalarNode, value, event.implicit)
+                    if tag != _STR:
+                        value = self.scalar(tag, value, mark, event.end_mark)
+                top = stack[-1]
+                if not top.height:
+                    top.height = 1
+                container = top.value
+                if container.__class__ is list:
+                    marks[top.path + (len(container),)] = mark
+                    container.append(value)
+                elif top.key is _NO_KEY:
+                    marks.setdefault(top.path + _KEY, mark)
+                    self.key(top, value, mark)
+                else:
+                    marks[top.path + (top.key,)] = mark
+                    container[top.key] = value
+                    top.key = _NO_KEY
+                continue
+            if kind is ScalarEvent or kind is SequenceStartEvent or kind is MappingStartEvent:
+                nodes += 1
+                top = stack[-1] if stack else None
+                path = _child_path(top)
+                mark = event.start_mark
+                if nodes > max_nodes:
+                    self.bomb(mark)
+                if len(stack) > MAX_DEPTH:
+                    self.too_deep(mark)
+                if path not in marks:
+                    marks[path] = mark
+                anchor = event.anchor
+                if anchor is not None:
+                    self.claim(anchors, anchor, mark)
+                tag = event.tag
+                if kind is ScalarEvent:
+                    value = event.value
+                    if tag is None or tag == "!":
+                        tag = resolve(ScalarNode, value, event.implicit)
+                    if tag != _STR:
+                        value = self.scalar(tag, value, mark, event.end_mark)
+                    if anchor is not None:
+                        anchors[anchor] = _Anchored(value, path, 1, 0, (), ())
+                    self.place(top, value, mark, 0)
+                    continue
+                node_kind = SequenceNode if kind is SequenceStartEvent else MappingNode
+                if tag is None or tag == "!":
+                    tag = resolve(node_kind, None, event.implicit)
+                if tag != (_SEQ if node_kind is SequenceNode else _MAP):
+                    self.refuse_tag(tag, mark, "a list" if node_kind is SequenceNode else "a mapping")
+                opened = _Open([] if node_kind is SequenceNode else {}, path, mark)
+                if anchor is not None:
+                    opened.anchor = (anchor, nodes, len(marks), len(self.key_marks))
+                stack.append(opened)
+            elif kind is SequenceEndEvent or kind is MappingEndEvent:
+                done = stack.pop()
+                if done.anchor is not None:
+                    name, first_node, marks_from, keys_from = done.anchor
+                    anchors[name] = _Anchored(done.value, done.path, nodes - first_node + 1, done.height,
+                                              tuple(marks.items())[marks_from:],
+                                              tuple(self.key_marks.items())[keys_from:])
+                self.place(stack[-1] if stack else None, done.value, done.mark, done.height)
+            elif kind is AliasEvent:
+                top = stack[-1] if stack else None
+                mark = event.start_mark
+                target = anchors.get(event.anchor)
+                if target is None:
+                    raise ComposerError(None, None, f"found undefined alias '{event.anchor}'", mark)
+                if target is _RECURSIVE:
+                    raise _Reject(error("yaml-syntax", f"alias *{event.anchor} is inside the value it names "
+                                        "(a recursive alias)", self.span(mark),
+                                        help="write the table out without anchors and aliases"))
+                nodes += target.nodes
+                if nodes > max_nodes:
+                    self.bomb(mark)
+                if len(stack) + target.height > MAX_DEPTH:
+                    self.too_deep(mark)
+                self.repeat(target, _child_path(top), mark)
+                self.place(top, target.value, mark, target.height)
+            elif kind is DocumentStartEvent:
+                if document is not None:
+                    raise ComposerError("expected a single document in the stream", document,
+                                                      "but found another document", event.start_mark)
+                document = event.start_mark
+            elif kind is StreamEndEvent:
+                return document is not None
+
+    def claim(self, anchors: dict[str, Any], anchor: str, mark: Any) -> None:
+        if anchor in anchors:
+            raise ComposerError(f"found duplicate anchor '{anchor}'; first occurrence",
+                                              self.anchored_at[anchor], "second occurrence", mark)
+        anchors[anchor] = _RECURSIVE
+        self.anchored_at[anchor] = mark
+
+    def repeat(self, target: _Anchored, path: Path_, mark: Any) -> None:
+        """Give the alias's copy the anchored value's inner marks, the alias's own mark at its root."""
+        marks, key_marks, cut = self.marks, self.key_marks, len(target.path)
+        if path not in marks:
+            marks[path] = mark
+        for inner, inner_mark in target.marks:
+            marks.setdefault(path + inner[cut:], inner_mark)
+        for inner, inner_mark in target.key_marks:
+            key_marks[path + inner[cut:]] = inner_mark
+
+    def place(self, top: _Open | None, value: Any, mark: Any, height: int) -> None:
+        """Put a finished value where it belongs: the document, a list, a mapping's key or value."""
+        if top is None:
+            self.data = value
+            return
+        if top.height <= height:
+            top.height = height + 1
+        container = top.value
+        if type(container) is list:
+            container.append(value)
+        elif top.key is _NO_KEY:
+            self.key(top, value, mark)
+        else:
+            container[top.key] = value
+            top.key = _NO_KEY
+
+    def key(self, top: _Open, key: Any, mark: Any) -> None:
+        if not isinstance(key, str):
+            shown = "null" if key is None else repr(key).lower() if isinstance(key, bool) else repr(key)
+            raise _Reject(error("yaml-key-type", f"mapping key {shown} is not a string", self.span(mark),
+                                help="quote the key; YAML reads yes/no/on/off as booleans"))
+        path = top.path + (key,)
+        if key in top.value:
+            line = self.span(self.key_marks[path]).line
+            raise _Reject(error("yaml-duplicate-key", f"key '{key}' appears twice in this mapping (first at line "
+                                f"{line})", self.span(mark), help="remove or rename one of them"))
+        self.key_marks[path] = mark
+        top.key = key
+
+    def scalar(self, tag: str, value: str, mark: Any, end_mark: Any) -> Any:
+        if tag not in _SCALAR_TAGS:
+            self.refuse_tag(tag, mark, "a scalar")
+        try:
+            return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, value, mark, end_mark))
+        except (ValueError, KeyError, yaml.YAMLError):
+            kind = tag[len(_YAML):]
+            raise _Reject(error("yaml-tag", f"'{value}' is not a valid {kind} (its tag says !!{kind})",
+                                self.span(mark), help="remove the tag or fix the value")) from None
+
+    def refuse_tag(self, tag: str, mark: Any, on: str) -> None:
+        kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
+        if tag in _PLAIN_TAGS:
+            raise _Reject(error("yaml-tag", f"the tag !!{kind} does not fit {on}", self.span(mark),
+                                help="remove the tag"))
+        raise _Reject(error("yaml-tag", f"a value of YAML type '{kind}' cannot appear in a policy table",
+                            self.span(mark), help="use plain strings, numbers, booleans, lists and mappings; "
+                                                  "quote the value if it should be a string"))
+
+    def too_deep(self, mark: Any) -> None:
+        raise _Reject(error("yaml-syntax", f"nesting deeper than {MAX_DEPTH} levels", self.span(mark)))
+
+    def bomb(self, mark: Any) -> None:
+        raise _Reject(error("yaml-alias-bomb", f"the document expands to more than {self.max_nodes} nodes (aliases?)",
+                            self.span(mark), help="write the table out without anchors and aliases"))
+
+
+def _child_path(top: _Open | None) -> Path_:
+    """The path of the next value inside `top` (the document's root when None)."""
+    if top is None:
+        return ()
+    if type(top.value) is list:
+        return top.path + (len(top.value),)
+    return top.path + (_KEY if top.key is _NO_KEY else (top.key,))
