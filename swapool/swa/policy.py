@@ -114,7 +114,7 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
     if raw is None:
         raise PolicyError(f"cannot read policy {shown or '(empty path)'}", found)
     digest = digest_of(raw)
-    key = (str(Path(path).resolve()), digest, enums)
+    key = (os.path.abspath(path), digest, enums)  # two spellings of one file at worst load it twice
     with _lock:
         hit = _cache.get(key)
     if hit is not None and all(_digest_now(p) == d for p, d in hit[1]):

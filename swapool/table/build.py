@@ -6,7 +6,7 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .cells import make_cell, read_cell
+from .cells import make_cell, matched, read_cell
 from .diagnostics import Diagnostic, did_you_mean, error, format_value
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
@@ -52,6 +52,8 @@ class _TableBuilder:
         inputs = tuple(self.input(name, spec) for name, spec in d["inputs"].items())
         self.by_name = {i.name: i for i in inputs}
         self.inputs = inputs
+        self.index = {i.name: k for k, i in enumerate(inputs)}
+        self.any_cells = tuple(Cell(i.full, CellForm.ANY, 0, None) for i in inputs)  # an input left out
         out_values = tuple(d["output"]["values"])
         self.check_unique(out_values, ("output", "values"), "output")
         self.output = Output(out_values, self.doc.span(("output",)), d["output"].get("description"))
@@ -110,11 +112,10 @@ class _TableBuilder:
                    doc: Document | None = None) -> int:
         mask = 0
         for i, v in enumerate(literals):
-            at = path + (i,) if indexed else path
-            if not inp.holds(v):
-                self.unknown_value(inp, v, at, doc)
-                continue
-            mask |= 1 << inp.position[v]
+            if inp.holds(v):
+                mask |= 1 << inp.position[v]
+            else:
+                self.unknown_value(inp, v, path + (i,) if indexed else path, doc)
         return mask
 
     def set_mask(self, inp: Input, names: list, path: tuple, indexed: bool) -> int:
@@ -145,35 +146,55 @@ class _TableBuilder:
             f"(expected one of: {_listed(inp.values)})", (doc or self.doc).span(path), help=hint,
             expected=list(inp.values[:_LISTED]), got=v, keyword=inp.name))
 
-    def cell(self, inp: Input, raw: Any, path: tuple, spans: bool = True) -> Cell:
+    def named(self, inp: Input, raw: Any, path: tuple) -> tuple[CellForm, int, tuple[str, ...]]:
+        """How a cell is written, the values it names, and the value sets it names."""
         form, literals = read_cell(raw)
-        span = self.doc.span(path) if spans else None
         if form is CellForm.SET:
-            named = self.set_mask(inp, literals, path + ("in",), indexed=isinstance(raw["in"], list))
-            return make_cell(inp, form, named, span, tuple(literals))
+            return form, self.set_mask(inp, literals, path + ("in",), indexed=isinstance(raw["in"], list)), \
+                tuple(literals)
         at = path + ("not",) if form is CellForm.NOT else path
-        named = self.value_mask(inp, literals, at, indexed=form is not CellForm.LITERAL)
-        return make_cell(inp, form, named, span)
+        return form, self.value_mask(inp, literals, at, indexed=form is not CellForm.LITERAL), ()
 
-    def cells(self, when: Mapping[str, Any], path: tuple, allow_output: bool = False,
-              spans: bool = True) -> tuple[tuple[Cell, ...], int]:
-        """Cells in input order (missing = any) and, for invariants, the output's mask.
-        Cases and invariants keep only masks: `spans=False` skips the cells' positions."""
+    def cells(self, when: Mapping[str, Any], path: tuple) -> tuple[Cell, ...]:
+        """A rule's cells in input order (an input left out matches any value)."""
         by_input: dict[str, Cell] = {}
+        for name, raw in when.items():
+            inp = self.known_input(name, path)
+            if inp is not None:
+                at = path + (name,)
+                form, named, sets = self.named(inp, raw, at)
+                by_input[name] = make_cell(inp, form, named, self.doc.span(at), sets)
+        return tuple(by_input.get(i.name) or left_out for i, left_out in zip(self.inputs, self.any_cells))
+
+    def condition(self, when: Mapping[str, Any], path: tuple, allow_output: bool = False
+                  ) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...], int]:
+        """A case's or an invariant condition's masks in input order (left out: every
+        value), the value sets each names, and the output's mask. Only masks: nothing
+        reports a position inside a condition."""
+        masks = [i.full for i in self.inputs]
+        sets: list[tuple[str, ...]] = [()] * len(masks)
         out_mask = (1 << len(self.output.values)) - 1
         for name, raw in when.items():
             if allow_output and name == OUTPUT:
                 out = Input(OUTPUT, self.output.values, False, self.output.span)
-                out_mask = self.cell(out, raw, path + (name,), spans).mask
-            elif name not in self.by_name:
-                known = list(self.by_name) + ([OUTPUT] if allow_output else [])
-                self.diagnostics.append(error(
-                    "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
-                    self.doc.key_span(path + (name,)), help=did_you_mean(name, known), expected=known, got=name))
-            else:
-                by_input[name] = self.cell(self.by_name[name], raw, path + (name,), spans)
-        cells = tuple(by_input.get(i.name) or Cell(i.full, CellForm.ANY, 0, None) for i in self.inputs)
-        return cells, out_mask
+                form, named, _ = self.named(out, raw, path + (name,))
+                out_mask = matched(out, form, named)
+                continue
+            inp = self.known_input(name, path, allow_output)
+            if inp is not None:
+                k = self.index[name]
+                form, named, sets[k] = self.named(inp, raw, path + (name,))
+                masks[k] = matched(inp, form, named)
+        return tuple(masks), tuple(sets), out_mask
+
+    def known_input(self, name: str, path: tuple, allow_output: bool = False) -> Input | None:
+        inp = self.by_name.get(name)
+        if inp is None:
+            known = list(self.by_name) + ([OUTPUT] if allow_output else [])
+            self.diagnostics.append(error(
+                "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
+                self.doc.key_span(path + (name,)), help=did_you_mean(name, known), expected=known, got=name))
+        return inp
 
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
@@ -182,27 +203,22 @@ class _TableBuilder:
 
     def rule(self, index: int, raw: Mapping[str, Any]) -> Rule:
         path = ("rules", index)
-        cells, _ = self.cells(raw.get("when") or {}, path + ("when",))
+        cells = self.cells(raw.get("when") or {}, path + ("when",))
         self.check_output(raw["then"], path + ("then",))
         return Rule(raw["id"], index, cells, raw["then"], self.doc.span(path), raw.get("why"))
 
     def case(self, index: int, raw: Mapping[str, Any]) -> Case:
         path = ("cases", index)
-        cells, _ = self.cells(raw["given"], path + ("given",), spans=False)
+        masks, sets, _ = self.condition(raw["given"], path + ("given",))
         self.check_output(raw["expect"], path + ("expect",))
-        sets = tuple(c.sets for c in cells)
-        return Case(index, tuple(c.mask for c in cells), raw["expect"], self.doc.span(path), raw.get("why"),
-                    sets if any(sets) else ())
+        return Case(index, masks, raw["expect"], self.doc.span(path), raw.get("why"), sets if any(sets) else ())
 
     def invariant(self, index: int, raw: Mapping[str, Any]) -> Invariant:
         path = ("invariants", index)
-        if_cells, if_out = self.cells(raw["if"], path + ("if",), allow_output=True, spans=False)
-        then_cells, then_out = self.cells(raw["then"], path + ("then",), allow_output=True, spans=False)
+        if_masks, _, if_out = self.condition(raw["if"], path + ("if",), allow_output=True)
+        then_masks, _, then_out = self.condition(raw["then"], path + ("then",), allow_output=True)
         outs = self.output.values
         return Invariant(raw.get("id", f"invariant-{index + 1}"),
-                         tuple(c.mask for c in if_cells), frozenset(v for i, v in enumerate(outs) if if_out >> i & 1),
-                         tuple(c.mask for c in then_cells),
-                         frozenset(v for i, v in enumerate(outs) if then_out >> i & 1),
+                         if_masks, frozenset(v for i, v in enumerate(outs) if if_out >> i & 1),
+                         then_masks, frozenset(v for i, v in enumerate(outs) if then_out >> i & 1),
                          self.doc.span(path), raw.get("why"))
-
-

@@ -45,13 +45,19 @@ def form_for(count: int) -> CellForm:
     return CellForm.LITERAL if count == 1 else CellForm.LIST
 
 
+def matched(inp: Input, form: CellForm, named: int) -> int:
+    """The values a cell of `inp` written as `form` and naming `named` matches. A literal
+    or list naming nothing matches nothing (an empty-cell finding); a `not` naming
+    nothing matches every value."""
+    if form is CellForm.ANY:
+        return inp.full
+    if form is CellForm.NOT:
+        return inp.full & ~named
+    return named
+
+
 def make_cell(inp: Input, form: CellForm, named: int, span: Span | None = None, sets: tuple[str, ...] = ()) -> Cell:
     """The cell of `inp` written as `form` naming the values in mask `named` (for a `not`
-    cell, the values it excludes; for an `{in: ...}` cell, the members of `sets`). A
-    literal or list naming nothing matches nothing (an empty-cell finding); a `not`
-    naming nothing matches every value."""
-    if form is CellForm.ANY:
-        return Cell(inp.full, form, 0, span)
-    if form is CellForm.NOT:
-        return Cell(inp.full & ~named, form, named, span)
-    return Cell(named, form, named, span, sets if form is CellForm.SET else ())
+    cell, the values it excludes; for an `{in: ...}` cell, the members of `sets`)."""
+    return Cell(matched(inp, form, named), form, 0 if form is CellForm.ANY else named, span,
+                sets if form is CellForm.SET else ())

@@ -231,7 +231,7 @@ class _Reader:
     def read(self, loader: Any) -> bool:
         """Read the one document; False when the stream holds none."""
         get_event, resolve = loader.get_event, loader.resolve
-        marks = self.marks
+        marks, key_marks = self.marks, self.key_marks
         anchors: dict[str, Any] = {}
         stack: list[_Open] = []
         nodes = 0
@@ -266,7 +266,11 @@ class _Reader:
                     container.append(value)
                 elif top.key is _NO_KEY:
                     marks.setdefault(top.path + _KEY, mark)
-                    self.key(top, value, mark)
+                    if value.__class__ is str and value not in container:
+                        key_marks[top.path + (value,)] = mark
+                        top.key = value
+                    else:
+                        self.key(top, value, mark)
                 else:
                     marks[top.path + (top.key,)] = mark
                     container[top.key] = value
