@@ -9,7 +9,8 @@ from ..table.model import Table
 
 DECISION = "swa_kv_pool"
 #: Facts read from a model runner, in the order the tables read them.
-SWA_FACTS = ("active_pool", "active_swa_layers", "is_draft_worker", "spec_algorithm", "allocator_kvcache")
+SWA_FACTS = ("active_pool", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
+             "is_draft_worker", "spec_algorithm", "allocator_kvcache")
 
 
 def has_swa_layers(pool: Any) -> bool:
@@ -17,11 +18,32 @@ def has_swa_layers(pool: Any) -> bool:
     return bool(getattr(pool, "swa_layer_nums", 0) > 0)
 
 
+def has_request_window(pool: Any) -> bool:
+    """Whether the pool keeps its SWA KV in a per-request window (DeepSeek V4's
+    `request_window` is set); such a pool has no full -> swa slot mapping to write through."""
+    return getattr(pool, "request_window", None) is not None
+
+
+def allocator_owns_pool(model_runner: Any) -> bool:
+    """Whether the runner's allocator names the physical slots of the runner's own pool:
+    a unified allocator (one that translates virtual KV ids, `translate_kv_loc`) whose
+    kvcache is that pool, or the host allocator of a fused draft pool (`host_allocator`).
+    sglang's KVIndexTranslator then writes through the allocator's own tables."""
+    allocator = model_runner.token_to_kv_pool_allocator
+    pool = model_runner.token_to_kv_pool
+    if getattr(pool, "host_allocator", None) is allocator:
+        return True
+    return callable(getattr(allocator, "translate_kv_loc", None)) and allocator.get_kvcache() is pool
+
+
 #: Facts read from a pool rather than from the model runner: fact -> (the pool fact whose
 #: pool it reads, the function of that pool). The generated resolver and the start-up
 #: guard both call it, so the fact has one spelling.
-POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers)}
-BOOL_FACTS = ("is_draft_worker", "active_swa_layers")
+POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers),
+                "active_request_window": ("active_pool", has_request_window)}
+#: Facts computed from the whole model runner, by the same one function everywhere.
+RUNNER_DERIVED = {"allocator_owns_active_pool": allocator_owns_pool}
+BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool")
 #: What the pool facts are: whether the pool passes the backend's SWA pool check.
 POOL_FACTS = ("active_pool", "allocator_kvcache")
 POOL_VALUES = ("swa", "other")

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from ..table.diagram import Ask, Decision, Diagram
 from ..table.spelling import SPELLING_GLOBALS, holds_test, spelling_lines
-from .facts import POOL_DERIVED, POOL_FACTS, POOL_VALUES, SAFE_WHEN
+from .facts import POOL_DERIVED, POOL_FACTS, POOL_VALUES, RUNNER_DERIVED, SAFE_WHEN
 
 #: Where the generated code reads each pool fact, and the local it keeps the pool in.
 POOL_READ = {"active_pool": "mr.token_to_kv_pool", "allocator_kvcache": "mr.token_to_kv_pool_allocator.get_kvcache()"}
@@ -76,6 +76,8 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
                 lines.append(f"{pad}{POOL_VARIABLE[source]} = {POOL_READ[source]}")
                 read = read | {source}
             lines.append(f"{pad}v = {const(derive)}({POOL_VARIABLE[source]})")
+        elif name in RUNNER_DERIVED:
+            lines.append(f"{pad}v = {const(RUNNER_DERIVED[name])}(mr)")
         else:
             lines.append(f"{pad}v = mr.{name}")
         lines.extend(pad + line for line in spelling_lines(inp))
@@ -83,7 +85,8 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
             lines.append(f"{pad}{'el' if i else ''}if {holds_test(inp, vals, const)}:")
             emit(child, depth + 1, passed, read)
         lines.append(f"{pad}else:")
-        lines.append(f"{pad}    raise _unknown({name!r}, {'v' if name in POOL_DERIVED else f'mr.{name}'})")
+        derived = name in POOL_DERIVED or name in RUNNER_DERIVED
+        lines.append(f"{pad}    raise _unknown({name!r}, {'v' if derived else f'mr.{name}'})")
 
     emit(diagram.root, 1, frozenset())
     return "\n".join(lines) + "\n", consts
