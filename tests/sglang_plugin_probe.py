@@ -175,6 +175,8 @@ def guard() -> dict:
     from swapool.swa.integrations.sglang import GUARDED
     out = {}
     for place, g in GUARDED.items():
+        if place == "kv_index_translator":
+            continue  # built from keyword arguments, not a model runner: see translator()
         module = importlib.import_module(g.module)
         cls = getattr(module, g.cls)
         for (label, pool_cls, layers), draft, alg, alloc in itertools.product(
@@ -191,39 +193,84 @@ def guard() -> dict:
     return out
 
 
-def translator() -> dict:
-    """The runner's KVIndexTranslator, built (its decision is inline in __init__) over every
-    input the places table describes: a SWA write space through its own pool, or none. Its
-    branch for unified allocators and fused drafts is outside the table's facts; plain
-    MagicMock allocators never take it (asserted)."""
-    from sglang.srt.mem_cache import kv_index_translator as kt
-    from sglang.srt.mem_cache.kv_loc_plan import IdSpaceKind
+def _translator_pools() -> dict:
+    """The runner pools the translator can be built with: label -> (spec class, attributes)."""
+    from sglang.srt.mem_cache.deepseek_v4_memory_pool import DeepSeekV4TokenToKVPool
+    from sglang.srt.mem_cache.memory_pool import HybridLinearKVPool
+    from sglang.srt.mem_cache.unified_draft_pool import UnifiedDraftKVPool, UnifiedDraftSWAKVPool
+    from sglang.srt.mem_cache.unified_memory_pool import UnifiedSWAKVPool
 
-    import swapool
-    import os
-    places = swapool.load_policy(os.environ.get("SWAPOOL_PLACES_POLICY") or REPO / "policies" / "swa_backends.yaml",
-                                 import_enums=False).restrict(backend="kv_index_translator")
+    return {"SWAKVPool": (SWAKVPool, {}), "BaseSWAKVPool": (BaseSWAKVPool, {}),
+            "MHATokenToKVPool": (MHATokenToKVPool, {}),
+            "DeepSeekV4TokenToKVPool": (DeepSeekV4TokenToKVPool, {"request_window": None}),
+            "DeepSeekV4TokenToKVPool(request window)": (DeepSeekV4TokenToKVPool, {"request_window": MagicMock()}),
+            "UnifiedSWAKVPool": (UnifiedSWAKVPool, {}), "HybridLinearKVPool": (HybridLinearKVPool, {}),
+            "UnifiedDraftSWAKVPool": (UnifiedDraftSWAKVPool, {}), "UnifiedDraftKVPool": (UnifiedDraftKVPool, {})}
+
+
+def _translator_allocators() -> dict:
+    """The allocators: label -> (spec class, the class of the kvcache it holds in sglang)."""
+    from sglang.srt.mem_cache.allocator.swa import SWATokenToKVPoolAllocator
+    from sglang.srt.mem_cache.allocator.token import TokenToKVPoolAllocator
+    from sglang.srt.mem_cache.allocator.unified_hybrid_swa import UnifiedSWATokenToKVPoolAllocator
+    from sglang.srt.mem_cache.allocator.unified_mamba import UnifiedMambaTokenToKVPoolAllocator
+
+    return {"TokenToKVPoolAllocator": (TokenToKVPoolAllocator, "MHATokenToKVPool"),
+            "SWATokenToKVPoolAllocator": (SWATokenToKVPoolAllocator, "SWAKVPool"),
+            "UnifiedSWATokenToKVPoolAllocator": (UnifiedSWATokenToKVPoolAllocator, "UnifiedSWAKVPool"),
+            "UnifiedMambaTokenToKVPoolAllocator": (UnifiedMambaTokenToKVPoolAllocator, "HybridLinearKVPool")}
+
+
+def _pool_mock(cls: type, attrs: dict) -> MagicMock:
+    """A pool of class `cls` whose plain class-level defaults (BaseSWAKVPool's
+    `request_window = None`) stay what they are on a real instance, not a truthy mock."""
+    pool = MagicMock(spec=cls)
+    if getattr(cls, "request_window", MagicMock) is None:
+        pool.request_window = None
+    for name, value in attrs.items():
+        setattr(pool, name, value)
+    return pool
+
+
+def translator() -> dict:
+    """The runner's KVIndexTranslator (its decision is inline in __init__), built over every
+    runner the table of places describes for it: each runner pool with each allocator,
+    which holds a kvcache of the class sglang gives it, and that kvcache is either another
+    pool, the runner's own pool (a target; unified allocators only with their own pool
+    class), or the host of the runner's fused draft pool (unified allocators). The plugin's
+    AFTER hook compares each with the table (a disagreement is a refused build)."""
+    from sglang.srt.mem_cache import kv_index_translator as kt
+
+    from swapool.swa.integrations.sglang import GUARDED
     _stub_runtime_config(kt)
-    out: dict = {"checked": 0, "disagreements": [], "decided": []}
-    pools = (SWAKVPool, BaseSWAKVPool, MHATokenToKVPool)
-    for pool_cls, draft, alg, alloc in itertools.product(pools, (False, True), list(SpeculativeAlgorithm), pools):
-        mr = runner(pool_cls, draft, alg, alloc)
-        built = kt.KVIndexTranslator(req_to_token=torch.zeros(2, 4, dtype=torch.int32),
-                                     token_to_kv_pool_allocator=mr.token_to_kv_pool_allocator,
-                                     token_to_kv_pool=mr.token_to_kv_pool, page_size=1, device="cpu",
-                                     is_draft_worker=draft)
-        assert not built.is_translating
-        space = built.space(IdSpaceKind.SLIDING_WINDOW)
-        code = "none" if space is None else "active" if space.write is mr.token_to_kv_pool.translate_loc_from_full_to_swa \
-            else "other"
-        facts = {"active_pool": "swa" if issubclass(pool_cls, BaseSWAKVPool) else "other", "is_draft_worker": draft,
-                 "spec_algorithm": alg, "allocator_kvcache": "swa" if issubclass(alloc, BaseSWAKVPool) else "other"}
-        table = places.decide(**{k: v for k, v in facts.items() if k in places.table.input_names}).output
-        out["checked"] += 1
-        out["decided"].append(code)
-        if code != table:
-            out["disagreements"].append([pool_cls.__name__, draft, alg.name, alloc.__name__, code, table])
-    out["decided"] = sorted(set(out["decided"]))
+    pools, allocators = _translator_pools(), _translator_allocators()
+    unified = {"UnifiedSWATokenToKVPoolAllocator", "UnifiedMambaTokenToKVPoolAllocator"}
+    out: dict = {}
+    for (pool_label, (pool_cls, attrs)), (alloc_label, (alloc_cls, kv_label)), relation, draft in itertools.product(
+            pools.items(), allocators.items(), ("separate", "holds the runner's pool", "fused draft host"),
+            (False, True)):
+        if relation == "holds the runner's pool" and (pool_label != kv_label and alloc_label in unified):
+            continue  # sglang's unified allocators hold only their own kind of pool
+        if relation == "fused draft host" and not (pool_label.startswith("UnifiedDraft") and alloc_label in unified):
+            continue  # only a fused draft pool has a host allocator, always a unified one
+        pool = _pool_mock(pool_cls, attrs)
+        allocator = MagicMock(spec=alloc_cls)
+        allocator.page_size = 1
+        allocator.get_kvcache.return_value = (pool if relation == "holds the runner's pool"
+                                              else _pool_mock(*pools[kv_label]))
+        if pool_label.startswith("UnifiedDraft"):  # a fused draft pool always has a host: this one or another
+            host = allocator if relation == "fused draft host" else MagicMock(spec=allocators[alloc_label][0])
+            pool.host_allocator = host
+        key = f"{pool_label} | {alloc_label} | {relation} | draft={draft}"
+        try:
+            built = kt.KVIndexTranslator(req_to_token=torch.zeros(2, 4, dtype=torch.int32),
+                                         token_to_kv_pool_allocator=allocator, token_to_kv_pool=pool,
+                                         page_size=1, device="cpu", is_draft_worker=draft)
+            runner_view = GUARDED["kv_index_translator"].runner((), {"token_to_kv_pool": pool,
+                                                                     "token_to_kv_pool_allocator": allocator})
+            out[key] = "built: " + GUARDED["kv_index_translator"].decided(built, runner_view)[0]
+        except Exception as exc:
+            out[key] = f"{type(exc).__name__}: {exc}"
     return out
 
 

@@ -44,6 +44,31 @@ class PlainPool:
 
 
 Algorithm = enum.Enum("SpeculativeAlgorithm", ALGORITHMS)
+IdSpaceKind = enum.Enum("IdSpaceKind", "FULL SLIDING_WINDOW")
+
+
+class UnifiedAllocator:
+    """What sglang's unified allocators have and plain ones lack: virtual -> physical ids."""
+
+    def __init__(self, kvcache):
+        self.kvcache = kvcache
+
+    def get_kvcache(self):
+        return self.kvcache
+
+    def translate_kv_loc(self, loc):
+        return loc
+
+
+class Translator:
+    """A built KVIndexTranslator as the guard sees it: its SWA id space, keyed by its owner."""
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def space(self, kind):
+        assert kind is IdSpaceKind.SLIDING_WINDOW
+        return None if self.owner is None else types.SimpleNamespace(key=(kind, id(self.owner)))
 
 
 def _original(pool_cls):
@@ -77,6 +102,7 @@ def fake_sglang(monkeypatch):
     module("sglang.srt.mem_cache.base_swa_memory_pool", BaseSWAKVPool=BaseSWAKVPool)
     module("sglang.srt.layers.attention.flashinfer_backend", FlashInferAttnBackend=FlashInfer)
     module("sglang.srt.layers.attention.trtllm_mha_backend", TRTLLMHAAttnBackend=TRTLLM)
+    module("sglang.srt.mem_cache.kv_loc_plan", IdSpaceKind=IdSpaceKind)
     module("sglang.srt.plugins")
 
     class HookType(enum.Enum):
@@ -193,7 +219,8 @@ def test_backend_table_restricted_to_a_backend_matches_the_single_table(fake_sgl
 
 def test_triton_in_the_backend_table_ignores_drafts_and_the_allocator():
     triton = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(backend="triton")
-    assert triton.table.input_names == ("active_pool", "active_swa_layers", "is_draft_worker", "spec_algorithm",
+    assert triton.table.input_names == ("active_pool", "active_swa_layers", "active_request_window",
+                                        "allocator_owns_active_pool", "is_draft_worker", "spec_algorithm",
                                         "allocator_kvcache")
     for facts, mr in runners():
         want = mr.token_to_kv_pool if facts[0] in ("SWAKVPool", "OtherSWAPool") else None
@@ -216,6 +243,29 @@ def test_the_generated_resolver_reads_swa_layer_nums_only_of_a_swa_pool():
 
     # one spelling of the fact: the generated code calls the function the start-up guard calls
     assert any(v is has_swa_layers for v in torch_native.resolve.__globals__.values())
+
+
+def test_the_generated_resolver_reads_the_translators_facts_with_the_guards_functions():
+    """The translator's view of the places table, compiled: it reads whether the allocator
+    owns the runner's pool and whether the pool has a request window."""
+    from swapool.swa.facts import allocator_owns_pool, has_request_window
+
+    translator = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(
+        backend="kv_index_translator")
+    swa, windowed, plain_allocator = SWAKVPool(), SWAKVPool(), MagicMock(spec=["get_kvcache"])
+    windowed.request_window = object()
+
+    def runner(pool, allocator):
+        return types.SimpleNamespace(token_to_kv_pool=pool, token_to_kv_pool_allocator=allocator,
+                                     is_draft_worker=False, spec_algorithm=Algorithm.NONE)
+    assert translator.resolve(runner(swa, plain_allocator), (BaseSWAKVPool,)) is swa
+    assert translator.resolve(runner(windowed, plain_allocator), (BaseSWAKVPool,)) is None
+    assert translator.resolve(runner(PlainPool(), plain_allocator), (BaseSWAKVPool,)) is None
+    unified = UnifiedAllocator(swa)
+    assert translator.resolve(runner(swa, unified), (BaseSWAKVPool,)) is swa  # 'allocator': its kvcache
+    assert translator.resolve(runner(swa, UnifiedAllocator(SWAKVPool())), (BaseSWAKVPool,)) is swa  # not owned
+    names = set(map(id, translator.resolve.__globals__.values()))
+    assert id(allocator_owns_pool) in names and id(has_request_window) in names
 
 
 # --- the real engine, where it imports ----------------------------------------------------
@@ -321,25 +371,34 @@ def test_the_plugin_can_be_turned_off():
 
 def drifted_places(tmp_path, place: str = "triton") -> str:
     """The places table, but misdescribing one place: what the table would say had sglang's
-    code there changed. triton or kv_index_translator: reads the allocator like flashinfer;
-    torch_native: ignores swa_layer_nums like triton."""
-    text = (SHIPPED.parent / "swa_backends.yaml").read_text()
-    if place in ("triton", "kv_index_translator"):
-        listed = "[triton, flash_attention, torch_native, intel_amx, xpu, kv_index_translator]"
+    code there changed. triton: reads the allocator like flashinfer; torch_native: ignores
+    swa_layer_nums like triton; kv_index_translator: writes through the runner's pool even
+    where a unified allocator owns it; kv_index_translator/request_window: ignores a
+    request window."""
+    original = (SHIPPED.parent / "swa_backends.yaml").read_text()
+    text = original
+    if place == "triton":
+        listed = "[triton, flash_attention, torch_native, intel_amx, xpu]"
         text = text.replace(f"{{backend: {listed}, active_pool: other}}",
-                            f"{{backend: {listed.replace(place + ', ', '').replace(', ' + place, '')}, active_pool: other}}")
-        text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n",
-                            f"backend: [trtllm_mha, flashinfer, aiter, {place}]\n")
+                            "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
+        text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n", "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
         text = text.replace("{backend: [trtllm_mha, flashinfer, aiter], active_pool",
-                            f"{{backend: [trtllm_mha, flashinfer, aiter, {place}], active_pool")
-    else:
-        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton, kv_index_translator], active_pool: swa}",
-                            "backend: [trtllm_mha, flashinfer, aiter, triton, kv_index_translator, torch_native], "
-                            "active_pool: swa}")
+                            "{backend: [trtllm_mha, flashinfer, aiter, triton], active_pool")
+        text = "\n".join(line for line in text.splitlines() if "{given: {backend: triton," not in line) + "\n"
+    elif place == "torch_native":
+        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton], active_pool: swa}",
+                            "backend: [trtllm_mha, flashinfer, aiter, triton, torch_native], active_pool: swa}")
         text = text.replace("{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
                             "{backend: [flash_attention, intel_amx, xpu], active_pool: swa")
-    text = "\n".join(line for line in text.splitlines() if f"backend: {place}," not in line) + "\n"
-    assert text != (SHIPPED.parent / "swa_backends.yaml").read_text()
+        text = "\n".join(line for line in text.splitlines() if "{given: {backend: torch_native," not in line) + "\n"
+    else:
+        rule = ("translator-through-the-unified-allocator" if place == "kv_index_translator"
+                else "translator-request-window")
+        head, tail = text.split(f"  - id: {rule}\n")
+        then, rest = tail.split("    then: ", 1)
+        text = head + f"  - id: {rule}\n" + then + "    then: active" + rest[rest.index("\n"):]
+        text = "\n".join(line for line in text.splitlines() if "{given: {backend: kv_index_translator," not in line) + "\n"
+    assert text != original
     path = tmp_path / "places.yaml"
     path.write_text(text)
     shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
@@ -379,7 +438,8 @@ def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(
                             for pool in ("BaseSWAKVPool", "MHATokenToKVPool")
                             for d, a in [(False, a) for a in names] + [(True, "FROZEN_KV_MTP")]}
     message = refused["triton: MHATokenToKVPool, draft=False, NONE, SWAKVPool"]
-    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton backend")
+    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton "
+                              "(sglang.srt.layers.attention.triton_backend.TritonAttnBackend)")
     assert "decided 'none' (use_sliding_window_kv_pool=False)" in message
     assert f"says 'allocator' by rule 'target-uses-allocator-swa' ({places}:" in message
     warned, log = probe("guard", SWAPOOL_PLACES_POLICY=places, SWAPOOL_SGLANG_GUARD="warn")
@@ -393,19 +453,40 @@ def test_the_guard_refuses_torch_native_where_the_table_forgets_its_swa_layer_ch
     assert len(refused) == 2 * len(_algorithm_members()) * 2
 
 
-def test_the_runners_kv_index_translator_decides_as_the_table_of_places_says(tmp_path):
-    """Differential test of the translator (inline in its __init__, built for every runner)
-    over every input the table describes; a table that says it reads the allocator differs
-    exactly where the allocator's pool is SWA for a target or a FROZEN_KV_MTP draft."""
-    result, _ = probe("translator")
-    assert result["disagreements"] == [] and result["decided"] == ["active", "none"]
-    assert result["checked"] == 3 * 2 * len(_algorithm_members()) * 3
-    drifted, _ = probe("translator", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, "kv_index_translator"))
-    assert {(pool, alloc) for pool, _, _, alloc, _, _ in drifted["disagreements"]} == \
-        {(pool, alloc) for pool in ("MHATokenToKVPool",) for alloc in ("SWAKVPool", "BaseSWAKVPool")}
-    assert all(code == "none" and table == "allocator" for *_, code, table in drifted["disagreements"])
-    assert {(draft, alg) for _, draft, alg, *_ in drifted["disagreements"]} == \
-        {(False, a.name) for a in _algorithm_members()} | {(True, "FROZEN_KV_MTP")}
+TRANSLATED_BY_THE_ALLOCATOR = {
+    "UnifiedSWAKVPool | UnifiedSWATokenToKVPoolAllocator | holds the runner's pool",
+    "UnifiedDraftSWAKVPool | UnifiedSWATokenToKVPoolAllocator | fused draft host"}
+
+
+def test_the_guard_lets_the_real_kv_index_translator_start_on_every_runner():
+    """Differential test of the translator (its decision is inline in __init__): the real
+    class built over 120 runners, every runner pool with every allocator (separate, holding
+    the runner's pool, or hosting its fused draft pool); the plugin's guard compares each
+    with the table of places, and every one starts. All three answers occur."""
+    result, log = probe("translator")
+    assert len(result) == 120 and all(v.startswith("built: ") for v in result.values()), \
+        {k: v for k, v in result.items() if not v.startswith("built")}
+    decided = {k: v.removeprefix("built: ") for k, v in result.items()}
+    assert {k.rsplit(" | ", 1)[0] for k, v in decided.items() if v == "allocator"} == TRANSLATED_BY_THE_ALLOCATOR
+    assert all(v == "none" for k, v in decided.items() if "(request window)" in k)
+    assert decided["SWAKVPool | SWATokenToKVPoolAllocator | separate | draft=False"] == "active"
+    assert "start-up guard on triton, flash_attention, torch_native, intel_amx, xpu, kv_index_translator" in log
+
+
+@pytest.mark.parametrize("drift, refused_where, code, table", [
+    ("kv_index_translator", lambda key: key.rsplit(" | ", 1)[0] in TRANSLATED_BY_THE_ALLOCATOR,
+     "allocator", "active"),
+    ("kv_index_translator/request_window", lambda key: key.startswith("DeepSeekV4TokenToKVPool(request window)"),
+     "none", "active")])
+def test_the_guard_refuses_the_real_translator_where_the_table_has_drifted(tmp_path, drift, refused_where, code,
+                                                                           table):
+    result, _ = probe("translator", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, drift))
+    refused = {k: v for k, v in result.items() if not v.startswith("built")}
+    assert set(refused) == {k for k in result if refused_where(k)} and refused
+    message = next(iter(refused.values()))
+    assert message.startswith("PolicyError: swapool start-up guard: sglang's kv_index_translator "
+                              "(sglang.srt.mem_cache.kv_index_translator.KVIndexTranslator)")
+    assert f"decided '{code}'" in message and f"says '{table}'" in message
 
 
 def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, tmp_path, monkeypatch):
@@ -425,6 +506,45 @@ def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, 
             monkeypatch.delenv("SWAPOOL_SGLANG_GUARD")
         else:
             integration.guard_check("triton", code, mr, policy=drifted)
+
+
+def test_guard_check_reads_the_translators_facts_and_its_id_space(fake_sglang, tmp_path):
+    """CPU twin of the translator's guard: runners as the translator is given them, and
+    what its id space says; each case is written out, with the outcome sglang's code has."""
+    shipped_places = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False)
+    (tmp_path / "u").mkdir()
+    (tmp_path / "w").mkdir()
+    unified_drift = load_policy(drifted_places(tmp_path / "u", "kv_index_translator"), import_enums=False)
+    window_drift = load_policy(drifted_places(tmp_path / "w", "kv_index_translator/request_window"),
+                               import_enums=False)
+    view = integration.GUARDED["kv_index_translator"].runner
+    swa, windowed, plain = SWAKVPool(), SWAKVPool(), PlainPool()
+    windowed.request_window = object()
+    plain_allocator = MagicMock(spec=["get_kvcache"])  # no translate_kv_loc: not unified
+    plain_allocator.get_kvcache.return_value = swa
+    unified = UnifiedAllocator(swa)
+    fused = SWAKVPool()
+    fused.host_allocator = unified
+
+    def check(pool, allocator, owner, policy):
+        runner = view((), {"token_to_kv_pool": pool, "token_to_kv_pool_allocator": allocator})
+        integration.guard_check("kv_index_translator", Translator(owner), runner, policy=policy)
+
+    for policy in (shipped_places, unified_drift, window_drift):
+        check(swa, plain_allocator, swa, policy)          # its own pool's mapping
+        check(plain, plain_allocator, None, policy)       # a plain pool opens no SWA space
+    check(windowed, plain_allocator, None, shipped_places)
+    with pytest.raises(PolicyError, match="decided 'none'.*says 'active' by rule 'translator-request-window'"):
+        check(windowed, plain_allocator, None, window_drift)
+    for pool in (swa, fused):  # a unified allocator owns the target's pool, or hosts the fused draft pool
+        check(pool, unified, unified, shipped_places)
+        with pytest.raises(PolicyError, match="decided 'allocator'.*says 'active'"):
+            check(pool, unified, unified, unified_drift)
+        with pytest.raises(PolicyError, match=r"decided 'active' \(SLIDING_WINDOW.*the runner's pool\).*"
+                                              "allocator_owns_active_pool=True.*says 'allocator'"):
+            check(pool, unified, pool, shipped_places)  # sglang's code, had it drifted to its own pool
+    with pytest.raises(PolicyError, match="decided 'unrecognised'"):
+        check(swa, plain_allocator, object(), shipped_places)
 
 
 def test_guard_check_reads_swa_layer_nums_for_the_places_that_check_it(fake_sglang, tmp_path, monkeypatch):

@@ -17,10 +17,11 @@ import importlib
 import logging
 import os
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
 from ...table.decider import PolicyError
-from ..facts import has_swa_layers
+from ..facts import allocator_owns_pool, has_request_window, has_swa_layers
 from ..policy import Policy, load_policy
 
 log = logging.getLogger("swapool")
@@ -142,30 +143,67 @@ def installed() -> list[str]:
     return list(_originals)
 
 
+def _backend_runner(args: tuple, kwargs: dict) -> Any:
+    return args[0] if args else kwargs["model_runner"]
+
+
+def _flag_decision(backend: Any, runner: Any) -> tuple[str, str]:
+    flag = backend.use_sliding_window_kv_pool
+    return ("active" if flag else "none"), f"use_sliding_window_kv_pool={flag!r}"
+
+
+def _translator_runner(args: tuple, kwargs: dict) -> Any:
+    """The translator is built from keyword arguments, not from a model runner."""
+    return SimpleNamespace(token_to_kv_pool=kwargs["token_to_kv_pool"],
+                           token_to_kv_pool_allocator=kwargs["token_to_kv_pool_allocator"],
+                           is_draft_worker=kwargs.get("is_draft_worker", False))
+
+
+def _translator_decision(translator: Any, runner: Any) -> tuple[str, str]:
+    """Whose tables the SWA write space goes through: its key names the owner's id (the
+    runner's pool, or the allocator), whichever function writes (NPU DCP wraps it)."""
+    kind = _import(f"{_POOLS}.kv_loc_plan", "IdSpaceKind")
+    space = translator.space(kind.SLIDING_WINDOW)
+    if space is None:
+        return "none", "no SLIDING_WINDOW id space"
+    owner = space.key[1]
+    shown = f"SLIDING_WINDOW id space keyed {space.key!r}"
+    if owner == id(runner.token_to_kv_pool):
+        return "active", shown + " (the runner's pool)"
+    if owner == id(runner.token_to_kv_pool_allocator):
+        return "allocator", shown + " (the allocator)"
+    return "unrecognised", shown + " (neither the runner's pool nor its allocator)"
+
+
 @dataclass(frozen=True)
 class Guarded:
     """A place whose decision is inline in a constructor: where it lives, its pool check,
-    and how to read what the constructed object decided (True: translate through its own
-    pool, i.e. 'active'; False: 'none')."""
+    the model runner its constructor was given (or what stands for one), and what the
+    built object decided, as an output of the table and as the code shows it."""
 
     module: str
     cls: str
     pool_module: str
     pool_cls: str
-    decided_attr: str
+    runner: Callable[[tuple, dict], Any] = _backend_runner
+    decided: Callable[[Any, Any], tuple[str, str]] = _flag_decision
 
 
 _ATTENTION = "sglang.srt.layers.attention"
-#: Places whose decision is inline in the constructor: (module, class) and the attribute it sets.
+#: Places whose decision is inline in the constructor: the five backends that set
+#: `use_sliding_window_kv_pool`, and the runner's KVIndexTranslator.
 GUARDED: dict[str, Guarded] = {
-    place: Guarded(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.swa_memory_pool", "SWAKVPool", "use_sliding_window_kv_pool")
-    for place, module, cls in (
-        ("triton", "triton_backend", "TritonAttnBackend"),
-        ("flash_attention", "flashattention_backend", "FlashAttentionBackend"),
-        ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
-        ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
-        ("xpu", "xpu_backend", "XPUAttentionBackend"),
-    )
+    **{place: Guarded(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.swa_memory_pool", "SWAKVPool")
+       for place, module, cls in (
+           ("triton", "triton_backend", "TritonAttnBackend"),
+           ("flash_attention", "flashattention_backend", "FlashAttentionBackend"),
+           ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
+           ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
+           ("xpu", "xpu_backend", "XPUAttentionBackend"),
+       )},
+    "kv_index_translator": Guarded(f"{_POOLS}.kv_index_translator", "KVIndexTranslator",
+                                   f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool",
+                                   _translator_runner, _translator_decision),
 }
 
 
@@ -177,8 +215,8 @@ def places_policy() -> Policy:
     return load_policy(os.environ.get(ENV_PLACES) or shipped("policies/swa_backends.yaml"))
 
 
-def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy | None = None) -> None:
-    """Compare what `backend`'s constructor decided with the table's answer for the same
+def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | None = None) -> None:
+    """Compare what `built`'s constructor decided with the table's answer for the same
     model runner; on disagreement raise `PolicyError` naming the place, the facts, the
     table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn)."""
     g = GUARDED[place]
@@ -186,36 +224,53 @@ def guard_check(place: str, backend: Any, model_runner: Any, *, policy: Policy |
     policy = policy or places_policy()
     if "backend" in policy.table.input_names:
         policy = policy.restrict(backend=place)
-    pool = model_runner.token_to_kv_pool
-    facts = {
-        "active_pool": "swa" if isinstance(pool, types) else "other",
-        "active_swa_layers": has_swa_layers(pool),
-        "is_draft_worker": getattr(model_runner, "is_draft_worker", False),
-        "spec_algorithm": model_runner.spec_algorithm,
-        "allocator_kvcache": "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(), types)
-        else "other",
-    }
-    explained = policy.explain(**{k: v for k, v in facts.items() if k in policy.table.input_names})
-    code = "active" if getattr(backend, g.decided_attr) else "none"
+    facts = _facts(model_runner, types, policy.table.input_names)
+    explained = policy.explain(**facts)
+    code, shown_code = g.decided(built, model_runner)
     if code == explained.decision.output:
         return
-    shown = ", ".join(f"{k}={getattr(v, 'name', v)}" for k, v in facts.items())
-    message = (f"swapool start-up guard: sglang's {place} backend ({g.module}.{g.cls}) decided '{code}' "
-               f"({g.decided_attr}={getattr(backend, g.decided_attr)!r}) for {shown}, but {policy.path} says "
-               f"'{explained.decision.output}' by rule '{explained.rule.id}' ({explained.rule.span}); the code "
-               "has drifted from the table (or the table from the code)")
+    shown = ", ".join(f"{k}={getattr(facts[k], 'name', facts[k])}" for k in explained.read)
+    message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) "
+               f"for {shown}, but {policy.path} says '{explained.decision.output}' by rule "
+               f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the "
+               "table from the code)")
     if os.environ.get(ENV_GUARD, "").strip().lower() == "warn":
         log.warning("%s", message)
         return
     raise PolicyError(message)
 
 
+def _facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
+    """The facts `names` of a model runner, each read as the generated resolver reads it,
+    with the place's pool check; a fact the runner does not carry (the translator is given
+    no algorithm) is left out, and the table asks for it only if a rule reads it."""
+    pool = model_runner.token_to_kv_pool
+    readers: dict[str, Callable[[], Any]] = {
+        "active_pool": lambda: "swa" if isinstance(pool, types) else "other",
+        "active_swa_layers": lambda: has_swa_layers(pool),
+        "active_request_window": lambda: has_request_window(pool),
+        "allocator_owns_active_pool": lambda: allocator_owns_pool(model_runner),
+        "is_draft_worker": lambda: getattr(model_runner, "is_draft_worker", False),
+        "spec_algorithm": lambda: model_runner.spec_algorithm,
+        "allocator_kvcache": lambda: "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(),
+                                                         types) else "other",
+    }
+    facts = {}
+    for name in names:
+        try:
+            facts[name] = readers[name]()
+        except AttributeError:
+            continue
+    return facts
+
+
 def _guard_hook(place: str, policy: Policy) -> Callable[..., Any]:
     if "backend" in policy.table.input_names:
-        policy = policy.restrict(backend=place)  # once, not per backend built
+        policy = policy.restrict(backend=place)  # once, not per object built
+    runner = GUARDED[place].runner
 
-    def after_init(result: Any, backend: Any, model_runner: Any, *args: Any, **kwargs: Any) -> Any:
-        guard_check(place, backend, model_runner, policy=policy)
+    def after_init(result: Any, built: Any, *args: Any, **kwargs: Any) -> Any:
+        guard_check(place, built, runner(args, kwargs), policy=policy)
         return result
     after_init.__qualname__ = f"swapool.guard[{place}].__init__"
     return after_init
@@ -223,7 +278,7 @@ def _guard_hook(place: str, policy: Policy) -> Callable[..., Any]:
 
 def _refusing(error: PolicyError, backend: str) -> Callable[[Any], Any]:
     def _resolve_swa_kv_pool(model_runner: Any) -> Any:
-        raise PolicyError(f"swapool refuses to build the {backend} attention backend: the SWA pool policy "
+        raise PolicyError(f"swapool refuses to build sglang's {backend}: the SWA pool policy "
                           f"did not load ({error.args[0].splitlines()[0]})", error.diagnostics)
     _resolve_swa_kv_pool.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool (policy failed to load)"
     return _resolve_swa_kv_pool
@@ -278,7 +333,7 @@ def plugin() -> list[str]:
             assert failure is not None
             refuse = _refusing(failure, name)
             HookRegistry.register(f"{g.module}.{g.cls}.__init__",
-                                  lambda result, backend, model_runner, *a, _r=refuse, **k: _r(model_runner),
+                                  lambda result, built, *a, _r=refuse, _g=g, **k: _r(_g.runner(a, k)),
                                   HookType.AFTER)
         guarded.append(name)
     if failure is not None:
