@@ -1,7 +1,7 @@
 """Run in a fresh process (sglang's plugin loading is once per process): load sglang's
 plugins as a server would, then report what the backends' resolvers are and do, as JSON.
 
-    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard | frozen_view | translator
+    python tests/sglang_plugin_probe.py SCENARIO     # hooked | construct | regression | guard | frozen_view | translator | aiter
 """
 
 from __future__ import annotations
@@ -274,6 +274,45 @@ def translator() -> dict:
     return out
 
 
+def aiter() -> dict:
+    """AiterAttnBackend, which resolves the pool and then keeps it only with SWA layers
+    (`swa_layer_nums > 0`), built over every input: own pool x draft x every algorithm x
+    the allocator's pool (SWA with and without SWA layers, or not SWA). Each build's
+    decision next to the table of places' answer for aiter. Its kernels are stand-ins;
+    only the constructor runs (with the plugin off, sglang's own resolver decides)."""
+    import os
+
+    import sglang.srt.layers.attention.aiter_backend as ab
+    from sglang.srt.speculative import spec_utils
+
+    import swapool
+    from swapool.swa.integrations.sglang import _facts
+    places = swapool.load_policy(os.environ.get("SWAPOOL_PLACES_POLICY") or REPO / "policies" / "swa_backends.yaml",
+                                 import_enums=False).restrict(backend="aiter")
+    out: dict = {"checked": 0, "disagreements": [], "decided": []}
+    allocator_pools = (("SWAKVPool", SWAKVPool, 2), ("SWAKVPool(0 swa layers)", SWAKVPool, 0),
+                       ("MHATokenToKVPool", MHATokenToKVPool, 0))
+    for (label, pool_cls, layers), draft, alg, (kv_label, kv_cls, kv_layers) in itertools.product(
+            OWN_POOLS, (False, True), list(SpeculativeAlgorithm), allocator_pools):
+        for reader in (ab, spec_utils):
+            _stub_runtime_config(reader, alg.name)
+        mr = _guarded_runner(pool_cls, layers, draft, alg, object)
+        mr.token_to_kv_pool.full_kv_pool = MagicMock(kv_cache_layout="nhd")
+        mr.token_to_kv_pool.kv_cache_layout = "nhd"
+        kv = mr.token_to_kv_pool_allocator.get_kvcache.return_value = MagicMock(spec=kv_cls)
+        kv.swa_layer_nums = kv_layers
+        built = ab.AiterAttnBackend(mr)
+        code = ("none" if not built.use_sliding_window_kv_pool else "active" if built.swa_kv_pool is mr.token_to_kv_pool
+                else "allocator" if built.swa_kv_pool is kv else "unrecognised")
+        table = places.explain(**_facts(mr, (SWAKVPool,), places.table.input_names)).decision.output
+        out["checked"] += 1
+        out["decided"].append(code)
+        if code != table:
+            out["disagreements"].append([label, draft, alg.name, kv_label, code, table])
+    out["decided"] = sorted(set(out["decided"]))
+    return out
+
+
 def construct() -> dict:
     """Build each backend from a stand-in model runner: the resolver runs in __init__."""
     out = {}
@@ -291,4 +330,5 @@ if __name__ == "__main__":
     _stand_in_sgl_kernel()
     load_plugins()
     print(json.dumps({"hooked": hooked, "construct": construct, "regression": regression,
-                      "guard": guard, "frozen_view": frozen_view, "translator": translator}[sys.argv[1]]()))
+                      "guard": guard, "frozen_view": frozen_view, "translator": translator,
+                      "aiter": aiter}[sys.argv[1]]()))

@@ -221,7 +221,7 @@ def test_triton_in_the_backend_table_ignores_drafts_and_the_allocator():
     triton = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(backend="triton")
     assert triton.table.input_names == ("active_pool", "active_swa_layers", "active_request_window",
                                         "allocator_owns_active_pool", "is_draft_worker", "spec_algorithm",
-                                        "allocator_kvcache")
+                                        "allocator_kvcache", "allocator_swa_layers")
     for facts, mr in runners():
         want = mr.token_to_kv_pool if facts[0] in ("SWAKVPool", "OtherSWAPool") else None
         assert triton.resolve(mr, (BaseSWAKVPool,)) is want
@@ -374,7 +374,7 @@ def drifted_places(tmp_path, place: str = "triton") -> str:
     code there changed. triton: reads the allocator like flashinfer; torch_native: ignores
     swa_layer_nums like triton; kv_index_translator: writes through the runner's pool even
     where a unified allocator owns it; kv_index_translator/request_window: ignores a
-    request window."""
+    request window; aiter: keeps a target's allocator pool without SWA layers."""
     original = (SHIPPED.parent / "swa_backends.yaml").read_text()
     text = original
     if place == "triton":
@@ -382,22 +382,26 @@ def drifted_places(tmp_path, place: str = "triton") -> str:
         text = text.replace(f"{{backend: {listed}, active_pool: other}}",
                             "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
         text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n", "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
-        text = text.replace("{backend: [trtllm_mha, flashinfer, aiter], active_pool",
-                            "{backend: [trtllm_mha, flashinfer, aiter, triton], active_pool")
+        for listed in ("[trtllm_mha, flashinfer, aiter]", "[trtllm_mha, flashinfer]"):
+            text = text.replace(f"{{backend: {listed}, active_pool", f"{{backend: {listed[:-1]}, triton], active_pool")
         text = "\n".join(line for line in text.splitlines() if "{given: {backend: triton," not in line) + "\n"
     elif place == "torch_native":
-        text = text.replace("backend: [trtllm_mha, flashinfer, aiter, triton], active_pool: swa}",
-                            "backend: [trtllm_mha, flashinfer, aiter, triton, torch_native], active_pool: swa}")
-        text = text.replace("{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
-                            "{backend: [flash_attention, intel_amx, xpu], active_pool: swa")
+        for was, now in (("backend: [trtllm_mha, flashinfer, triton], active_pool: swa}",
+                          "backend: [trtllm_mha, flashinfer, triton, torch_native], active_pool: swa}"),
+                         ("{backend: [aiter, flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
+                          "{backend: [aiter, flash_attention, intel_amx, xpu], active_pool: swa")):
+            assert text.count(was) >= 1, was
+            text = text.replace(was, now)
         text = "\n".join(line for line in text.splitlines() if "{given: {backend: torch_native," not in line) + "\n"
     else:
-        rule = ("translator-through-the-unified-allocator" if place == "kv_index_translator"
-                else "translator-request-window")
+        rule, answer = {"kv_index_translator": ("translator-through-the-unified-allocator", "active"),
+                        "kv_index_translator/request_window": ("translator-request-window", "active"),
+                        "aiter": ("aiter-target-allocator-without-swa-layers", "allocator")}[place]
         head, tail = text.split(f"  - id: {rule}\n")
-        then, rest = tail.split("    then: ", 1)
-        text = head + f"  - id: {rule}\n" + then + "    then: active" + rest[rest.index("\n"):]
-        text = "\n".join(line for line in text.splitlines() if "{given: {backend: kv_index_translator," not in line) + "\n"
+        when, rest = tail.split("    then: ", 1)
+        text = head + f"  - id: {rule}\n" + when + f"    then: {answer}" + rest[rest.index("\n"):]
+        backend = place.split("/")[0]
+        text = "\n".join(line for line in text.splitlines() if f"{{given: {{backend: {backend}," not in line) + "\n"
     assert text != original
     path = tmp_path / "places.yaml"
     path.write_text(text)
@@ -487,6 +491,21 @@ def test_the_guard_refuses_the_real_translator_where_the_table_has_drifted(tmp_p
     assert message.startswith("PolicyError: swapool start-up guard: sglang's kv_index_translator "
                               "(sglang.srt.mem_cache.kv_index_translator.KVIndexTranslator)")
     assert f"decided '{code}'" in message and f"says '{table}'" in message
+
+
+def test_the_real_aiter_backend_decides_as_the_table_of_places_says(tmp_path):
+    """Differential test of aiter (its resolver, then `swa_layer_nums > 0` of the pool it
+    resolved, inline): the real class built over 216 inputs, with sglang's own resolver
+    (plugin off) and with the table's (plugin on); a table that forgets the SWA-layer check
+    for a target differs exactly where a target's allocator pool has no SWA layers."""
+    for plugin in ("off", "on"):
+        result, _ = probe("aiter", SWAPOOL_SGLANG_PLUGIN=plugin)
+        assert result["checked"] == 4 * 2 * len(_algorithm_members()) * 3 and result["disagreements"] == []
+        assert result["decided"] == ["active", "allocator", "none"]
+    drifted, _ = probe("aiter", SWAPOOL_SGLANG_PLUGIN="off", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, "aiter"))
+    assert sorted(map(tuple, drifted["disagreements"])) == sorted(
+        (pool, False, alg.name, "SWAKVPool(0 swa layers)", "none", "allocator")
+        for pool in ("BaseSWAKVPool", "MHATokenToKVPool") for alg in _algorithm_members())
 
 
 def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, tmp_path, monkeypatch):

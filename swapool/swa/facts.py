@@ -10,7 +10,7 @@ from ..table.model import Table
 DECISION = "swa_kv_pool"
 #: Facts read from a model runner, in the order the tables read them.
 SWA_FACTS = ("active_pool", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
-             "is_draft_worker", "spec_algorithm", "allocator_kvcache")
+             "is_draft_worker", "spec_algorithm", "allocator_kvcache", "allocator_swa_layers")
 
 
 def has_swa_layers(pool: Any) -> bool:
@@ -40,10 +40,12 @@ def allocator_owns_pool(model_runner: Any) -> bool:
 #: pool it reads, the function of that pool). The generated resolver and the start-up
 #: guard both call it, so the fact has one spelling.
 POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers),
-                "active_request_window": ("active_pool", has_request_window)}
+                "active_request_window": ("active_pool", has_request_window),
+                "allocator_swa_layers": ("allocator_kvcache", has_swa_layers)}
 #: Facts computed from the whole model runner, by the same one function everywhere.
 RUNNER_DERIVED = {"allocator_owns_active_pool": allocator_owns_pool}
-BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool")
+BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
+              "allocator_swa_layers")
 #: What the pool facts are: whether the pool passes the backend's SWA pool check.
 POOL_FACTS = ("active_pool", "allocator_kvcache")
 POOL_VALUES = ("swa", "other")

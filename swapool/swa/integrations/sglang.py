@@ -254,6 +254,7 @@ def _facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> 
         "spec_algorithm": lambda: model_runner.spec_algorithm,
         "allocator_kvcache": lambda: "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(),
                                                          types) else "other",
+        "allocator_swa_layers": lambda: has_swa_layers(model_runner.token_to_kv_pool_allocator.get_kvcache()),
     }
     facts = {}
     for name in names:
