@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -19,7 +20,7 @@ from ..table.source import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
 from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, unsupported
-from .resolver import Resolver, UnsafeDiagram, build_resolver
+from .resolver import Resolver, UnsafeDiagram, build_resolver, generate_source
 
 log = logging.getLogger("swapool")
 
@@ -38,7 +39,19 @@ class Policy(Decider):
                  diagram: Diagram | None = None):
         super().__init__(table, path, diagnostics, diagram)
         self._why_not = unsupported(table)
-        self.resolve = self.resolver(DEFAULT_SWA_POOL_TYPES)
+        self._generated = None
+        if self._why_not is None:
+            try:  # the safety check runs here, at load; compiling waits for a first use
+                self._generated = generate_source(self.diagram)
+            except UnsafeDiagram as exc:
+                raise PolicyError(f"{self.path}: {exc}") from None
+
+    @functools.cached_property
+    def resolve(self) -> Resolver:
+        """The generated resolver with the default SWA pool check (`SWAKVPoolLike`),
+        compiled on first use: backends that bind `resolver(their types)`, as the sglang
+        plugin does, and restricted views no one resolves with never pay for it."""
+        return self.resolver(DEFAULT_SWA_POOL_TYPES)
 
     def resolver(self, swa_pool_types: tuple[type, ...]) -> Resolver:
         """The generated resolver `resolve(model_runner, types=swa_pool_types)` with these
@@ -48,10 +61,7 @@ class Policy(Decider):
             def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
                 raise PolicyError(why_not)
             return refuse
-        try:
-            return build_resolver(self.diagram, swa_pool_types, self.unknown)
-        except UnsafeDiagram as exc:
-            raise PolicyError(f"{self.path}: {exc}") from None
+        return build_resolver(self.diagram, swa_pool_types, self.unknown, self._generated)
 
     def restrict(self, **fixed: Any) -> "Policy":
         restricted = super().restrict(**fixed)
