@@ -76,8 +76,24 @@ class Algo(str, enum.Enum):
     EAGLE = "eagle"  # a str-valued enum still counts by member name
 
 
+class _OwnMeta(type(enum.Enum)):
+    """An enum metaclass of its own: its members miss the fast path and take `name`."""
+
+
+class OwnMetaAlgo(enum.Enum, metaclass=_OwnMeta):
+    EAGLE = 7
+
+
 ODD_FACTS = [1, 0, 1.0, None, "yes", "true", [], {}, b"EAGLE", Named("EAGLE"), Named(3), Algo.EAGLE,
-             "EAGLE", ALGS.EAGLE, True, False, object()]
+             "EAGLE", ALGS.EAGLE, OwnMetaAlgo.EAGLE, True, False, object()]
+
+
+def test_an_enum_member_is_spelled_by_its_name_whatever_its_enum():
+    policy = load_policy(SHIPPED)
+    for member in (ALGS.EAGLE, Algo.EAGLE, OwnMetaAlgo.EAGLE, Named("EAGLE")):
+        assert policy.spell("spec_algorithm", member) == "EAGLE", member
+        mr = runner("other", True, member, "swa")
+        assert policy.resolve(mr, (SWAKVPool,)) is None  # EAGLE owns its KV
 
 
 def outcome(call):
