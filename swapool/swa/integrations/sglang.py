@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
 from ...table.decider import PolicyError
-from ..facts import allocator_owns_pool, has_request_window, has_swa_layers
+from ..facts import POOL_DERIVED, POOL_FACTS, RUNNER_DERIVED
 from ..policy import Policy, load_policy
 
 log = logging.getLogger("swapool")
@@ -241,25 +241,32 @@ def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | N
 
 
 def _facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
-    """The facts `names` of a model runner, each read as the generated resolver reads it,
-    with the place's pool check; a fact the runner does not carry (the translator is given
-    no algorithm) is left out, and the table asks for it only if a rule reads it."""
-    pool = model_runner.token_to_kv_pool
-    readers: dict[str, Callable[[], Any]] = {
-        "active_pool": lambda: "swa" if isinstance(pool, types) else "other",
-        "active_swa_layers": lambda: has_swa_layers(pool),
-        "active_request_window": lambda: has_request_window(pool),
-        "allocator_owns_active_pool": lambda: allocator_owns_pool(model_runner),
-        "is_draft_worker": lambda: getattr(model_runner, "is_draft_worker", False),
-        "spec_algorithm": lambda: model_runner.spec_algorithm,
-        "allocator_kvcache": lambda: "swa" if isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(),
-                                                         types) else "other",
-        "allocator_swa_layers": lambda: has_swa_layers(model_runner.token_to_kv_pool_allocator.get_kvcache()),
-    }
+    """The facts `names` of a model runner, read as the generated resolver reads them
+    (`swa/facts.py` says how each derived one is computed), with the place's pool check.
+    A fact the runner does not carry (the translator is given no algorithm) is left out;
+    the table asks for it only if a rule reads it."""
+    pools: dict[str, Any] = {}
+
+    def pool(fact: str) -> Any:
+        if fact not in pools:
+            pools[fact] = (model_runner.token_to_kv_pool if fact == "active_pool"
+                           else model_runner.token_to_kv_pool_allocator.get_kvcache())
+        return pools[fact]
+
+    def read(name: str) -> Any:
+        if name in POOL_FACTS:
+            return "swa" if isinstance(pool(name), types) else "other"
+        if name in POOL_DERIVED:
+            source, derive = POOL_DERIVED[name]
+            return derive(pool(source))
+        if name in RUNNER_DERIVED:
+            return RUNNER_DERIVED[name](model_runner)
+        return getattr(model_runner, name)
+
     facts = {}
     for name in names:
         try:
-            facts[name] = readers[name]()
+            facts[name] = read(name)
         except AttributeError:
             continue
     return facts
