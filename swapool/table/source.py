@@ -338,7 +338,7 @@ class _Reader:
             elif kind is DocumentStartEvent:
                 if document is not None:
                     raise ComposerError("expected a single document in the stream", document,
-                                                      "but found another document", event.start_mark)
+                                        "but found another document", event.start_mark)
                 document = event.start_mark
             elif kind is StreamEndEvent:
                 return document is not None
@@ -346,7 +346,7 @@ class _Reader:
     def claim(self, anchors: dict[str, Any], anchor: str, mark: Any) -> None:
         if anchor in anchors:
             raise ComposerError(f"found duplicate anchor '{anchor}'; first occurrence",
-                                              self.anchored_at[anchor], "second occurrence", mark)
+                                self.anchored_at[anchor], "second occurrence", mark)
         anchors[anchor] = _RECURSIVE
         self.anchored_at[anchor] = mark
 
