@@ -95,6 +95,20 @@ def test_sets_are_written_back_as_sets():
     assert check(dump(data)).table.cases[0].sets == c.table.cases[0].sets
 
 
+def test_a_restricted_view_keeps_each_case_set_on_its_own_input():
+    """Fixing an input drops it from every case's sets too, so the view writes back the
+    same cases, each `{in: ...}` under the input it was written for."""
+    from swapool.table.emit import case_data
+    from .helpers import SHIPPED
+
+    places = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).table
+    view = places.restricted("backend", "flashinfer")
+    written = [c for c in view.cases if any(c.sets)]
+    assert written and all(len(c.sets) == len(view.inputs) for c in view.cases if c.sets)
+    given = case_data(view, written[0])["given"]
+    assert given["spec_algorithm"] == {"in": "owns_its_kv"} and given["allocator_kvcache"] == "swa"
+
+
 # Imports -------------------------------------------------------------------------------
 
 IMPORTER = """\

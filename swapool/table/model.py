@@ -173,7 +173,8 @@ class Table:
 
         kept = [r for r in self.rules if r.cells[k].mask & bit]
         rules = tuple(dataclasses.replace(r, index=i, cells=drop(r.cells)) for i, r in enumerate(kept))
-        cases = tuple(dataclasses.replace(c, region=drop(c.region)) for c in self.cases if c.region[k] & bit)
+        cases = tuple(dataclasses.replace(c, region=drop(c.region), sets=drop(c.sets) if c.sets else ())
+                      for c in self.cases if c.region[k] & bit)
         invariants = tuple(dataclasses.replace(v, if_region=drop(v.if_region), then_region=drop(v.then_region))
                            for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
         return dataclasses.replace(self, file=f"{self.file}[{name}={format_value(value)}]",
