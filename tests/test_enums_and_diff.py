@@ -81,6 +81,16 @@ def test_a_case_that_leaves_the_input_out_does_not_count_but_a_case_over_a_set_d
     assert "uncased-value" not in [d.code for d in run_check(with_sets).diagnostics]
 
 
+def test_a_case_names_the_one_value_of_a_one_value_input(engine_enum):
+    """Naming the only value covers the whole domain; the case still names it."""
+    text = (f'format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n  a: {{values: [x], enum: "{engine_enum("x")}"}}\n'
+            "output: {values: [p]}\nrules:\n  - {id: rx, when: {a: x}, then: p}\n")
+    named = run_check(text + "cases:\n  - {given: {a: x}, expect: p}\n")
+    assert named.ok and "uncased-value" not in [d.code for d in named.diagnostics]
+    left_out = run_check(text + "cases:\n  - {given: {}, expect: p}\n")
+    assert only(left_out, "uncased-value").got == ["x"]
+
+
 def test_value_that_is_not_a_member_is_a_warning(engine_enum):
     d = only(run_check(bound_table(engine_enum("x y"))), "enum-extra-value")
     assert d.severity.value == "warning" and "value z of input 'a'" in d.message

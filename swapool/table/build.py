@@ -211,7 +211,8 @@ class _TableBuilder:
         path = ("cases", index)
         masks, sets, _ = self.condition(raw["given"], path + ("given",))
         self.check_output(raw["expect"], path + ("expect",))
-        return Case(index, masks, raw["expect"], self.doc.span(path), raw.get("why"), sets if any(sets) else ())
+        return Case(index, masks, raw["expect"], self.doc.span(path), raw.get("why"), sets if any(sets) else (),
+                    frozenset(raw["given"]))
 
     def invariant(self, index: int, raw: Mapping[str, Any]) -> Invariant:
         path = ("invariants", index)

@@ -110,11 +110,12 @@ class Case:
     span: Span
     why: str | None = None
     sets: tuple[tuple[str, ...], ...] = ()  # per input, the value sets an `{in: ...}` names
+    given: frozenset[str] = frozenset()  # the inputs the case writes down
 
     def named(self, k: int, inp: "Input") -> int:
         """The values of input `k` this case names (a value or sets' members; none when
         the input is left out)."""
-        return self.region[k] if self.region[k] != inp.full or (self.sets and self.sets[k]) else 0
+        return self.region[k] if inp.name in self.given else 0
 
 
 @dataclass(frozen=True)
