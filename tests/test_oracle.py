@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swapool.table.analysis import analyse, measure_coverage
+from swapool.table.analysis import analysis, measure_coverage
 from swapool.table.diagram import Diagram
 from swapool.table.diff import diff_tables
 from swapool.table.source import parse_document
@@ -107,11 +107,10 @@ def test_engine_agrees_with_the_oracle(data):
     assert cov.fires == brute.firing()
     assert cov.needed == brute.needed()
 
-    shared: dict = {}
-    found = analyse(table, shared=shared)
+    found, first = analysis(table)
     # the diagram a load compiles from the analysis's own DAG (first: the one that also
     # tracked second hits), and one built afresh, both decide as the oracle
-    for compiled in (Diagram(table), Diagram(table, root=shared["first"])):
+    for compiled in (Diagram(table), Diagram(table, root=first)):
         for p, r in brute.decisions.items():
             got = compiled.decide_indices(p)
             assert (got.rule_id if got else None) == (table.rules[r].id if r is not None else None)

@@ -5,7 +5,7 @@ of them; the test suite replays every witness through the diagram and a brute-fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 from .diagnostics import Diagnostic, error, format_value, warning
 from .model import CellForm, HitPolicy, Invariant, Table, lowest_bit
@@ -18,18 +18,28 @@ SHOWN_RULES = 3
 SHOWN_VALUES = 8
 
 
-def analyse(table: Table, budget: Budget | None = None, shared: dict[str, Node] | None = None) -> list[Diagnostic]:
-    """Every finding about a well-formed table (semantic, not syntactic). The whole
-    analysis shares one `budget`; running out is itself a finding (`analysis-budget`).
-    `shared` receives the first-hit DAG of the whole table ("first"), for the contract and
-    the diagram to reuse instead of building it again."""
+class Analysis(NamedTuple):
+    """Every finding, and the first-hit DAG of the whole table (None when the budget ran
+    out first), which the contract and the diagram reuse instead of building it again."""
+
+    findings: list[Diagnostic]
+    first: Node | None
+
+
+def analysis(table: Table, budget: Budget | None = None) -> Analysis:
+    """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
+    came from. The whole analysis shares one `budget`; running out is itself a finding
+    (`analysis-budget`)."""
     budget = budget or Budget()
     found: list[Diagnostic] = []
     found += lint_cells(table)
     found += uncased_values(table)
+    first = None
     try:
-        found += coverage(table, budget, shared)
-        first = (shared or {}).get("first")
+        unique = table.hit_policy is HitPolicy.UNIQUE
+        cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique)
+        first = cov.first
+        found += coverage_findings(table, cov)
         found += invariant_breaches(table, budget, first)
         found += failing_cases(table, budget, first)
     except BudgetExceeded as exc:
@@ -37,7 +47,12 @@ def analyse(table: Table, budget: Budget | None = None, shared: dict[str, Node] 
             "analysis-budget", f"the analysis stopped while {exc.what} ({exc.limit:,} steps); the "
             "table is too irregular to check exactly", table.rules_span,
             help="split the table, or make its rules follow the input order (as a decision tree does)"))
-    return found
+    return Analysis(found, first)
+
+
+def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
+    """Every finding about a well-formed table (`analysis` without the DAG)."""
+    return analysis(table, budget).findings
 
 
 def rule_list(table: Table, indices: Sequence[int], total: int | None = None) -> str:
@@ -56,10 +71,11 @@ class Coverage:
     overlaps: Overlaps | None  # per later rule: earlier rules deciding some input with it
     fires: frozenset[int]  # rules that decide some input (first hit)
     needed: frozenset[int]  # rules whose removal changes some decision
+    first: Node  # the first-hit DAG the rest was read from
 
 
 def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlaps: bool = True,
-                     with_needed: bool = True, shared: dict[str, Node] | None = None) -> Coverage:
+                     with_needed: bool = True) -> Coverage:
     """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
     first hit, overlapping pairs from their own search (each polynomial where rules settle early).
     A unique table needs no `needed`, a first-hit table no overlaps."""
@@ -71,19 +87,16 @@ def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlap
         first, needed = needed_rules(cubes, [r.then for r in rules], region, budget)
     else:
         first, needed = split(cubes, region, budget=budget), frozenset()
-    if shared is not None:
-        shared["first"] = first
     fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps(cubes, region, budget) if with_overlaps else None
-    return Coverage(gaps, pairs, fires, needed)
+    return Coverage(gaps, pairs, fires, needed, first)
 
 
-def coverage(table: Table, budget: Budget, shared: dict[str, Node] | None = None) -> list[Diagnostic]:
+def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
     """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
     rules = table.rules
     unique = table.hit_policy is HitPolicy.UNIQUE
-    cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique, shared=shared)
     found: list[Diagnostic] = []
     for reg in cov.gaps:
         found.append(error(

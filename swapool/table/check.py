@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from .analysis import analyse
+from .analysis import analysis
 from .build import build_table
 from .diagnostics import Diagnostic
 from .diagram import Diagram
@@ -59,7 +59,7 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     table = None
     imports = NO_IMPORTS
     digest = doc.digest
-    shared: dict[str, Node] = {}
+    first: Node | None = None
     if not found:
         imports = resolve_imports(doc, folder)
         found = list(imports.diagnostics)
@@ -69,12 +69,12 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if table is not None and digest != doc.digest:
             table = dataclasses.replace(table, digest=digest)
     if table is not None:
-        found = analyse(table, shared=shared) + check_enum_bindings(table, enums)
+        found, first = analysis(table)
+        found += check_enum_bindings(table, enums)
         contract = contracts.get(table.decision)
         if contract is not None and not any(d.code == "analysis-budget" for d in found):
-            found += contract(table, first=shared.get("first"))
-    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files,
-                   shared.get("first"))
+            found += contract(table, first=first)
+    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,
