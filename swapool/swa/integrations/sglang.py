@@ -167,12 +167,11 @@ def _translator_decision(translator: Any, runner: Any) -> tuple[str, str]:
     if space is None:
         return "none", "no SLIDING_WINDOW id space"
     owner = space.key[1]
-    shown = f"SLIDING_WINDOW id space keyed {space.key!r}"
     if owner == id(runner.token_to_kv_pool):
-        return "active", shown + " (the runner's pool)"
+        return "active", "SLIDING_WINDOW id space of the runner's pool"
     if owner == id(runner.token_to_kv_pool_allocator):
-        return "allocator", shown + " (the allocator)"
-    return "unrecognised", shown + " (neither the runner's pool nor its allocator)"
+        return "allocator", "SLIDING_WINDOW id space of the allocator"
+    return "unrecognised", f"SLIDING_WINDOW id space keyed {space.key!r}, neither the runner's pool nor its allocator"
 
 
 @dataclass(frozen=True)
