@@ -219,8 +219,8 @@ def test_backend_table_restricted_to_a_backend_matches_the_single_table(fake_sgl
 
 def test_triton_in_the_backend_table_ignores_drafts_and_the_allocator():
     triton = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False).restrict(backend="triton")
-    assert triton.table.input_names == ("active_pool", "active_swa_layers", "active_request_window",
-                                        "allocator_owns_active_pool", "is_draft_worker", "spec_algorithm",
+    assert triton.table.input_names == ("allocator_owns_active_pool", "active_pool", "active_swa_layers",
+                                        "active_request_window", "is_draft_worker", "spec_algorithm",
                                         "allocator_kvcache", "allocator_swa_layers")
     for facts, mr in runners():
         want = mr.token_to_kv_pool if facts[0] in ("SWAKVPool", "OtherSWAPool") else None

@@ -9,7 +9,7 @@ from ..table.model import Table
 
 DECISION = "swa_kv_pool"
 #: Facts read from a model runner, in the order the tables read them.
-SWA_FACTS = ("active_pool", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
+SWA_FACTS = ("allocator_owns_active_pool", "active_pool", "active_swa_layers", "active_request_window",
              "is_draft_worker", "spec_algorithm", "allocator_kvcache", "allocator_swa_layers")
 
 
