@@ -377,22 +377,23 @@ def drifted_places(tmp_path, place: str = "triton") -> str:
     request window; aiter: keeps a target's allocator pool without SWA layers."""
     original = (SHIPPED.parent / "swa_backends.yaml").read_text()
     text = original
+
+    def edit(was: str, now: str) -> None:
+        nonlocal text
+        assert was in text, was  # the table changed under the test: the drift would not apply
+        text = text.replace(was, now)
+
     if place == "triton":
-        listed = "[triton, flash_attention, torch_native, intel_amx, xpu]"
-        text = text.replace(f"{{backend: {listed}, active_pool: other}}",
-                            "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
-        text = text.replace("backend: [trtllm_mha, flashinfer, aiter]\n", "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
+        edit("{backend: [triton, flash_attention, torch_native, intel_amx, xpu], active_pool: other}",
+             "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
+        edit("backend: [trtllm_mha, flashinfer, aiter]\n", "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
         for listed in ("[trtllm_mha, flashinfer, aiter]", "[trtllm_mha, flashinfer]"):
-            text = text.replace(f"{{backend: {listed}, active_pool", f"{{backend: {listed[:-1]}, triton], active_pool")
-        text = "\n".join(line for line in text.splitlines() if "{given: {backend: triton," not in line) + "\n"
+            edit(f"{{backend: {listed}, active_pool", f"{{backend: {listed[:-1]}, triton], active_pool")
     elif place == "torch_native":
-        for was, now in (("backend: [trtllm_mha, flashinfer, triton], active_pool: swa}",
-                          "backend: [trtllm_mha, flashinfer, triton, torch_native], active_pool: swa}"),
-                         ("{backend: [aiter, flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
-                          "{backend: [aiter, flash_attention, intel_amx, xpu], active_pool: swa")):
-            assert text.count(was) >= 1, was
-            text = text.replace(was, now)
-        text = "\n".join(line for line in text.splitlines() if "{given: {backend: torch_native," not in line) + "\n"
+        edit("backend: [trtllm_mha, flashinfer, triton], active_pool: swa}",
+             "backend: [trtllm_mha, flashinfer, triton, torch_native], active_pool: swa}")
+        edit("{backend: [aiter, flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
+             "{backend: [aiter, flash_attention, intel_amx, xpu], active_pool: swa")
     else:
         rule, answer = {"kv_index_translator": ("translator-through-the-unified-allocator", "active"),
                         "kv_index_translator/request_window": ("translator-request-window", "active"),
@@ -400,8 +401,8 @@ def drifted_places(tmp_path, place: str = "triton") -> str:
         head, tail = text.split(f"  - id: {rule}\n")
         when, rest = tail.split("    then: ", 1)
         text = head + f"  - id: {rule}\n" + when + f"    then: {answer}" + rest[rest.index("\n"):]
-        backend = place.split("/")[0]
-        text = "\n".join(line for line in text.splitlines() if f"{{given: {{backend: {backend}," not in line) + "\n"
+    backend = place.split("/")[0]  # its cases describe the code, so they go with the drift
+    text = "\n".join(line for line in text.splitlines() if f"{{given: {{backend: {backend}," not in line) + "\n"
     assert text != original
     path = tmp_path / "places.yaml"
     path.write_text(text)

@@ -39,7 +39,7 @@ class Policy(Decider):
                  diagram: Diagram | None = None):
         super().__init__(table, path, diagnostics, diagram)
         self._why_not = unsupported(table)
-        self._generated = None
+        self._generated: tuple[str, dict[str, Any]] | None = None
         if self._why_not is None:
             try:  # the safety check runs here, at load; compiling waits for a first use
                 self._generated = generate_source(self.diagram)
@@ -61,7 +61,8 @@ class Policy(Decider):
             def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
                 raise PolicyError(why_not)
             return refuse
-        return build_resolver(self.diagram, swa_pool_types, self.unknown, self._generated)
+        assert self._generated is not None  # made in __init__ whenever there is no why_not
+        return build_resolver(self.diagram, self._generated, swa_pool_types, self.unknown)
 
     def restrict(self, **fixed: Any) -> "Policy":
         restricted = super().restrict(**fixed)

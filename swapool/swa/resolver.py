@@ -92,12 +92,11 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines) + "\n", consts
 
 
-def build_resolver(diagram: Diagram, default_types: tuple[type, ...],
-                   unknown: Callable[[str, Any], Exception],
-                   generated: tuple[str, dict[str, Any]] | None = None) -> Resolver:
-    """Compile the generated source (`generated`, when the caller made it already) into a
+def build_resolver(diagram: Diagram, generated: tuple[str, dict[str, Any]], default_types: tuple[type, ...],
+                   unknown: Callable[[str, Any], Exception]) -> Resolver:
+    """Compile `generate_source(diagram)` (made, and so checked, once at load) into a
     function `resolve(model_runner, types=default_types)`."""
-    source, consts = generated or generate_source(diagram)
+    source, consts = generated
     namespace: dict[str, Any] = {"_DEFAULT_TYPES": default_types, "_unknown": unknown, **SPELLING_GLOBALS, **consts}
     code = compile(source, f"<swapool resolver for {diagram.table.file}>", "exec")
     exec(code, namespace)  # generated above from the validated diagram; table values enter only as constants
