@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 
 import yaml
@@ -109,7 +110,6 @@ def add_algorithms(folder, *, owner: str | None = None, reader: str | None = Non
     appended, in the text of swa.yaml, to the list it belongs to (unless it is there
     already, as in a clone where that edit was made). Returns the folder."""
     import re
-    import shutil
 
     for table in SHIPPED.parent.glob("*.yaml"):
         shutil.copy(table, folder / table.name)
@@ -125,3 +125,47 @@ def add_algorithms(folder, *, owner: str | None = None, reader: str | None = Non
 
 def dump(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False)
+
+
+def drifted_places(tmp_path, place: str = "triton") -> str:
+    """The places table, but misdescribing one place: what the table would say had sglang's
+    code there changed. triton: reads the allocator like flashinfer; torch_native: ignores
+    swa_layer_nums like triton; kv_index_translator: writes through the runner's pool even
+    where a unified allocator owns it; kv_index_translator/request_window: ignores a
+    request window; kv_index_translator/own_pool: opens no SWA space for its own SWA pool (what
+    a real start with a SWA model meets first); aiter: keeps a target's allocator pool without
+    SWA layers."""
+    original = (SHIPPED.parent / "swa_backends.yaml").read_text()
+    text = original
+
+    def edit(was: str, now: str) -> None:
+        nonlocal text
+        assert was in text, was  # the table changed under the test: the drift would not apply
+        text = text.replace(was, now)
+
+    if place == "triton":
+        edit("{backend: [triton, flash_attention, torch_native, intel_amx, xpu], active_pool: other}",
+             "{backend: [flash_attention, torch_native, intel_amx, xpu], active_pool: other}")
+        edit("backend: [trtllm_mha, flashinfer, aiter]\n", "backend: [trtllm_mha, flashinfer, aiter, triton]\n")
+        for listed in ("[trtllm_mha, flashinfer, aiter]", "[trtllm_mha, flashinfer]"):
+            edit(f"{{backend: {listed}, active_pool", f"{{backend: {listed[:-1]}, triton], active_pool")
+    elif place == "torch_native":
+        edit("backend: [trtllm_mha, flashinfer, triton], active_pool: swa}",
+             "backend: [trtllm_mha, flashinfer, triton, torch_native], active_pool: swa}")
+        edit("{backend: [aiter, flash_attention, torch_native, intel_amx, xpu], active_pool: swa",
+             "{backend: [aiter, flash_attention, intel_amx, xpu], active_pool: swa")
+    else:
+        rule, answer = {"kv_index_translator": ("translator-through-the-unified-allocator", "active"),
+                        "kv_index_translator/request_window": ("translator-request-window", "active"),
+                        "kv_index_translator/own_pool": ("translator-writes-through-its-pool", "none"),
+                        "aiter": ("aiter-target-allocator-without-swa-layers", "allocator")}[place]
+        head, tail = text.split(f"  - id: {rule}\n")
+        when, rest = tail.split("    then: ", 1)
+        text = head + f"  - id: {rule}\n" + when + f"    then: {answer}" + rest[rest.index("\n"):]
+    backend = place.split("/")[0]  # its cases describe the code, so they go with the drift
+    text = "\n".join(line for line in text.splitlines() if f"{{given: {{backend: {backend}," not in line) + "\n"
+    assert text != original
+    path = tmp_path / "places.yaml"
+    path.write_text(text)
+    shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
+    return str(path)

@@ -15,10 +15,6 @@ from unittest.mock import MagicMock
 
 import torch
 
-_lib = torch.library.Library("torchvision", "DEF")  # see scripts/sglang_probe.py
-_lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-_lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-
 from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend  # noqa: E402
 from sglang.srt.layers.attention.trtllm_mha_backend import TRTLLMHAAttnBackend  # noqa: E402
 from sglang.srt.mem_cache.base_swa_memory_pool import BaseSWAKVPool  # noqa: E402
@@ -129,19 +125,10 @@ def frozen_view() -> dict:
 
 
 def _stand_in_sgl_kernel() -> None:
-    """sgl_kernel (CUDA/CPU kernels) is not installed here; the backends whose modules import
-    it get a stand-in module and the two CPU attention ops intel_amx looks up. Nothing here
-    runs a kernel: only constructors run."""
-    import importlib.util
-    import types
-
-    if importlib.util.find_spec("sgl_kernel") is not None:
-        return
-    for name in ("sgl_kernel", "sgl_kernel.flash_attn", "sgl_kernel.kvcacheio", "sgl_kernel.sparse_flash_attn"):
-        module = types.ModuleType(name)
-        module.__getattr__ = lambda attr, _n=name: MagicMock(name=f"{_n}.{attr}")  # type: ignore[method-assign]
-        module.__path__ = []  # type: ignore[attr-defined]
-        sys.modules[name] = module
+    """sgl_kernel (CUDA/CPU kernels) has no CPU build; the environment holds a stand-in
+    package (tests/sglang_cpu/sgl_kernel) whose functions raise when called. intel_amx looks
+    its two CPU attention ops up in torch.ops.sgl_kernel at construction: define their
+    schemas (only constructors run here, no kernel)."""
     global _ops
     _ops = torch.library.Library("sgl_kernel", "DEF")
     _ops.define("decode_attention_cpu(Tensor x) -> Tensor")

@@ -21,7 +21,8 @@ class PolicyError(Exception):
 
     def __init__(self, message: str, diagnostics: Iterable[Diagnostic] = ()):
         self.diagnostics = tuple(diagnostics)
-        lines = [visible(message)] + ["  " + str(d).replace("\n", "\n  ") for d in self.diagnostics]
+        self.headline = visible(message)  # the message without the diagnostics, to wrap in another
+        lines = [self.headline] + ["  " + str(d).replace("\n", "\n  ") for d in self.diagnostics]
         super().__init__("\n".join(lines))
 
 

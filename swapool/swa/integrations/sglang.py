@@ -1,14 +1,15 @@
-"""sglang integration: the table replaces each backend's `_resolve_swa_kv_pool(model_runner)`.
+"""sglang integration: the table decides in each place of sglang that picks a SWA pool.
 
-sglang's backends do not agree on the SWA pool type check: trtllm_mha and aiter check the
-concrete `SWAKVPool`, flashinfer the `BaseSWAKVPool` base. Each replaced resolver keeps
-its backend's own check; the decision itself comes from the loaded policy.
+Where the decision has a method (`_resolve_swa_kv_pool` of trtllm_mha, flashinfer, aiter)
+the generated resolver replaces it, with that backend's own pool check compiled in; where
+it is inline in a constructor (`sglang_places.GUARDED`) a start-up guard compares what the
+code decided with the table of places. Every place built logs one line saying what it
+decided and by which rule.
 
-Two ways in: `plugin()` is the entry point sglang's `load_plugins()` runs in every process
-(`pip install swapool` is all a user does), registering REPLACE hooks with sglang's own
-`HookRegistry`; `install()`/`uninstall()` patch the classes directly for programs that do
-not run `load_plugins()`. Importing this module does not import sglang; using it without
-sglang raises `SGLangUnavailable`.
+Two ways in: sglang's `load_plugins()` runs `sglang_plugin.plugin` in every process, which
+calls `patch` here as sglang imports each place's module; `install()`/`uninstall()` replace
+the resolvers directly for programs that do not run `load_plugins()`. Importing this module
+does not import sglang; using it without sglang raises `SGLangUnavailable`.
 """
 
 from __future__ import annotations
@@ -16,45 +17,24 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import threading
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any, Callable, Iterable
 
-from ...table.decider import PolicyError
+from ...table.decider import Explanation, PolicyError
 from ..facts import POOL_DERIVED, POOL_FACTS, RUNNER_DERIVED
 from ..policy import Policy, load_policy
+from .sglang_places import BACKENDS, GUARDED, Backend, Guarded, backend_runner
+
+__all__ = ["BACKENDS", "GUARDED", "Backend", "Guarded", "SGLangUnavailable", "Tables", "guard_check", "install",
+           "installed", "load_tables", "make_resolver", "patch", "places_policy", "pool_types", "uninstall"]
 
 log = logging.getLogger("swapool")
 
-#: Set to 0/off/false/no to keep the plugin from hooking anything (sglang's own
-#: SGLANG_PLUGINS allow-list works too).
-ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
-#: `warn`: a start-up guard that finds code and table disagreeing logs instead of refusing.
-ENV_GUARD = "SWAPOOL_SGLANG_GUARD"
 #: The table describing what each sglang place decides today (the guards' reference).
 ENV_PLACES = "SWAPOOL_PLACES_POLICY"
-
-_POOLS = "sglang.srt.mem_cache"
-
-
-@dataclass(frozen=True)
-class Backend:
-    """Where a backend class lives and which pool class its SWA check uses."""
-
-    module: str
-    cls: str
-    pool_module: str
-    pool_cls: str
-
-
-BACKENDS: dict[str, Backend] = {
-    "trtllm_mha": Backend("sglang.srt.layers.attention.trtllm_mha_backend", "TRTLLMHAAttnBackend",
-                          f"{_POOLS}.swa_memory_pool", "SWAKVPool"),
-    "flashinfer": Backend("sglang.srt.layers.attention.flashinfer_backend", "FlashInferAttnBackend",
-                          f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool"),
-    "aiter": Backend("sglang.srt.layers.attention.aiter_backend", "AiterAttnBackend",
-                     f"{_POOLS}.swa_memory_pool", "SWAKVPool"),
-}
+#: `warn`: a start-up guard that finds code and table disagreeing logs instead of refusing.
+ENV_GUARD = "SWAPOOL_SGLANG_GUARD"
 
 _ATTR = "_resolve_swa_kv_pool"
 _originals: dict[str, tuple[type, Any]] = {}
@@ -143,99 +123,54 @@ def installed() -> list[str]:
     return list(_originals)
 
 
-def _backend_runner(args: tuple, kwargs: dict) -> Any:
-    return args[0] if args else kwargs["model_runner"]
-
-
-def _flag_decision(backend: Any, runner: Any) -> tuple[str, str]:
-    flag = backend.use_sliding_window_kv_pool
-    return ("active" if flag else "none"), f"use_sliding_window_kv_pool={flag!r}"
-
-
-def _translator_runner(args: tuple, kwargs: dict) -> Any:
-    """The translator is built from keyword arguments, not from a model runner."""
-    return SimpleNamespace(token_to_kv_pool=kwargs["token_to_kv_pool"],
-                           token_to_kv_pool_allocator=kwargs["token_to_kv_pool_allocator"],
-                           is_draft_worker=kwargs.get("is_draft_worker", False))
-
-
-def _translator_decision(translator: Any, runner: Any) -> tuple[str, str]:
-    """Whose tables the SWA write space goes through: its key names the owner's id (the
-    runner's pool, or the allocator), whichever function writes (NPU DCP wraps it)."""
-    kind = _import(f"{_POOLS}.kv_loc_plan", "IdSpaceKind")
-    space = translator.space(kind.SLIDING_WINDOW)
-    if space is None:
-        return "none", "no SLIDING_WINDOW id space"
-    owner = space.key[1]
-    if owner == id(runner.token_to_kv_pool):
-        return "active", "SLIDING_WINDOW id space of the runner's pool"
-    if owner == id(runner.token_to_kv_pool_allocator):
-        return "allocator", "SLIDING_WINDOW id space of the allocator"
-    return "unrecognised", f"SLIDING_WINDOW id space keyed {space.key!r}, neither the runner's pool nor its allocator"
-
-
-@dataclass(frozen=True)
-class Guarded:
-    """A place whose decision is inline in a constructor: where it lives, its pool check,
-    the model runner its constructor was given (or what stands for one), and what the
-    built object decided, as an output of the table and as the code shows it."""
-
-    module: str
-    cls: str
-    pool_module: str
-    pool_cls: str
-    runner: Callable[[tuple, dict], Any] = _backend_runner
-    decided: Callable[[Any, Any], tuple[str, str]] = _flag_decision
-
-
-_ATTENTION = "sglang.srt.layers.attention"
-#: Places whose decision is inline in the constructor: the five backends that set
-#: `use_sliding_window_kv_pool`, and the runner's KVIndexTranslator.
-GUARDED: dict[str, Guarded] = {
-    **{place: Guarded(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.swa_memory_pool", "SWAKVPool")
-       for place, module, cls in (
-           ("triton", "triton_backend", "TritonAttnBackend"),
-           ("flash_attention", "flashattention_backend", "FlashAttentionBackend"),
-           ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
-           ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
-           ("xpu", "xpu_backend", "XPUAttentionBackend"),
-       )},
-    "kv_index_translator": Guarded(f"{_POOLS}.kv_index_translator", "KVIndexTranslator",
-                                   f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool",
-                                   _translator_runner, _translator_decision),
-}
-
-
 def places_policy() -> Policy:
     """The table of what each place decides today: $SWAPOOL_PLACES_POLICY or the shipped
-    policies/swa_backends.yaml."""
+    policies/swa_backends.yaml. Set but empty is an error, not the shipped table."""
     from ...table.shipped import shipped
 
-    return load_policy(os.environ.get(ENV_PLACES) or shipped("policies/swa_backends.yaml"))
+    named = os.environ.get(ENV_PLACES)
+    if named is not None and not named.strip():
+        raise PolicyError(f"{ENV_PLACES} is set but empty: name a table of places, or unset it for the "
+                          "shipped policies/swa_backends.yaml")
+    return load_policy(named or shipped("policies/swa_backends.yaml"))
 
 
-def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | None = None) -> None:
+def _place_view(policy: Policy, place: str) -> Policy:
+    return policy.restrict(backend=place) if "backend" in policy.table.input_names else policy
+
+
+def _explain(model_runner: Any, policy: Policy, types: tuple[type, ...]) -> tuple[Explanation, dict[str, Any]]:
+    facts = _facts(model_runner, types, policy.table.input_names)
+    return policy.explain(**facts), facts
+
+
+def _shown(facts: dict[str, Any], read: Iterable[str]) -> str:
+    return ", ".join(f"{k}={getattr(facts[k], 'name', facts[k])}" for k in read)
+
+
+def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | None = None) -> Explanation:
     """Compare what `built`'s constructor decided with the table's answer for the same
     model runner; on disagreement raise `PolicyError` naming the place, the facts, the
-    table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn)."""
+    table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn).
+    Returns the table's explanation."""
+    return _guard(place, built, model_runner, _place_view(policy or places_policy(), place))[0]
+
+
+def _guard(place: str, built: Any, model_runner: Any, view: Policy) -> tuple[Explanation, dict[str, Any], str]:
+    """`guard_check` on a policy already restricted to the place; also the facts read and
+    what the code decided, in words."""
     g = GUARDED[place]
-    types = (_import(g.pool_module, g.pool_cls),)
-    policy = policy or places_policy()
-    if "backend" in policy.table.input_names:
-        policy = policy.restrict(backend=place)
-    facts = _facts(model_runner, types, policy.table.input_names)
-    explained = policy.explain(**facts)
+    explained, facts = _explain(model_runner, view, (_import(g.pool_module, g.pool_cls),))
     code, shown_code = g.decided(built, model_runner)
     if code == explained.decision.output:
-        return
-    shown = ", ".join(f"{k}={getattr(facts[k], 'name', facts[k])}" for k in explained.read)
+        return explained, facts, f"sglang's code agrees ({shown_code})"
     message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) "
-               f"for {shown}, but {policy.path} says '{explained.decision.output}' by rule "
+               f"for {_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
                f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the "
-               "table from the code)")
+               f"table from the code). {ENV_GUARD}=warn logs this instead of refusing.")
     if os.environ.get(ENV_GUARD, "").strip().lower() == "warn":
         log.warning("%s", message)
-        return
+        return explained, facts, f"sglang's code decided '{code}' ({shown_code}): {ENV_GUARD}=warn let it start"
     raise PolicyError(message)
 
 
@@ -271,84 +206,106 @@ def _facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> 
     return facts
 
 
-def _guard_hook(place: str, policy: Policy) -> Callable[..., Any]:
-    if "backend" in policy.table.input_names:
-        policy = policy.restrict(backend=place)  # once, not per object built
-    runner = GUARDED[place].runner
+# --- the plugin's side: what sglang_plugin.py calls when sglang imports a place's module ---
 
-    def after_init(result: Any, built: Any, *args: Any, **kwargs: Any) -> Any:
-        guard_check(place, built, runner(args, kwargs), policy=policy)
-        return result
-    after_init.__qualname__ = f"swapool.guard[{place}].__init__"
-    return after_init
+_OUTPUT_WORDS = {"active": "its own pool's SWA mapping", "allocator": "the allocator's SWA pool",
+                 "none": "no SWA pool (untranslated)"}
 
 
-def _refusing(error: PolicyError, backend: str) -> Callable[[Any], Any]:
-    def _resolve_swa_kv_pool(model_runner: Any) -> Any:
-        raise PolicyError(f"swapool refuses to build sglang's {backend}: the SWA pool policy "
-                          f"did not load ({error.args[0].splitlines()[0]})", error.diagnostics)
-    _resolve_swa_kv_pool.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool (policy failed to load)"
-    return _resolve_swa_kv_pool
+@dataclass(frozen=True)
+class Tables:
+    """Both tables, loaded and checked once per process before any place is patched."""
+
+    policy: Policy
+    places: Policy
+
+    def start_line(self) -> str:
+        return (f"swapool: sglang plugin active: {self.policy.path} (sha256:{self.policy.digest[:12]}, "
+                f"{len(self.policy.table.rules)} rules) decides {', '.join(BACKENDS)}; the start-up guard checks "
+                f"{', '.join(GUARDED)} against {self.places.path} (sha256:{self.places.digest[:12]})")
 
 
-def plugin() -> list[str]:
-    """Entry point of group `sglang.srt.plugins`: register a REPLACE hook on the resolver of
-    every backend whose module imports here. sglang logs and swallows a plugin's exception,
-    so a table that does not load never raises here: each hook then raises `PolicyError`
-    (with every diagnostic) when the backend is built, and the server does not start. No
-    fallback to sglang's own code. Places whose decision is inline (`GUARDED`) get an AFTER
-    hook on their constructor instead (the start-up guard). Returns the backends hooked,
-    then `guard:<place>` for each guarded place."""
-    if os.environ.get(ENV_PLUGIN, "").strip().lower() in ("0", "off", "false", "no"):
-        log.info("swapool: sglang plugin disabled by %s", ENV_PLUGIN)
-        return []
-    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
-
+def load_tables() -> Tables:
+    """Both tables, or `PolicyError` saying which of them did not load and why."""
     try:
-        policy: Policy | None = load_policy()
-        failure: PolicyError | None = None
+        policy = load_policy()
     except PolicyError as exc:
-        policy, failure = None, exc
-    hooked = []
-    for name, b in BACKENDS.items():
-        try:
-            importlib.import_module(b.module)
-        except Exception:  # aiter needs ROCm, and so on: only backends that import are hooked
-            continue
-        if failure is not None:
-            hook = _refusing(failure, name)
-        else:
-            try:
-                hook = make_resolver(name, policy=policy)
-            except (PolicyError, SGLangUnavailable) as exc:
-                hook = _refusing(exc if isinstance(exc, PolicyError) else PolicyError(str(exc)), name)
-        HookRegistry.register(f"{b.module}.{b.cls}.{_ATTR}", hook, HookType.REPLACE)
-        hooked.append(name)
-    guarded = []
+        raise PolicyError(f"the SWA pool policy did not load: {exc.headline}", exc.diagnostics) from None
     try:
-        places: Policy | None = places_policy() if failure is None else None
+        places = places_policy()
     except PolicyError as exc:
-        places, failure = None, exc
-    for name, g in GUARDED.items():
-        try:
-            importlib.import_module(g.module)
-        except Exception:
-            continue
-        if places is not None:
-            HookRegistry.register(f"{g.module}.{g.cls}.__init__", _guard_hook(name, places), HookType.AFTER)
-        else:
-            assert failure is not None
-            refuse = _refusing(failure, name)
-            HookRegistry.register(f"{g.module}.{g.cls}.__init__",
-                                  lambda result, built, *a, _r=refuse, _g=g, **k: _r(_g.runner(a, k)),
-                                  HookType.AFTER)
-        guarded.append(name)
-    if failure is not None:
-        log.error("swapool: the SWA pool policy did not load; %s will refuse to start:\n%s",
-                  ", ".join(hooked + guarded) or "no backend", failure)
+        raise PolicyError(f"the table of places (what each sglang place decides today, ${ENV_PLACES} or the "
+                          f"shipped policies/swa_backends.yaml) did not load: {exc.headline}",
+                          exc.diagnostics) from None
+    return Tables(policy, places)
+
+
+_said: set[str] = set()
+_said_lock = threading.Lock()
+
+
+def _say_once(line: str, tables: Tables) -> None:
+    """Log at construction time (sglang has configured logging by then; at plugin time it
+    has not), each distinct line once per process (a multi-step draft builds one backend per step)."""
+    with _said_lock:
+        fresh = [text for text in (tables.start_line(), line) if text not in _said]
+        _said.update(fresh)
+    for text in fresh:
+        log.info("%s", text)
+
+
+def decision_line(place: str, model_runner: Any, explained: Explanation, facts: dict[str, Any], how: str) -> str:
+    """What an operator reads: the place, whose runner, the decision, its rule and where."""
+    role = "draft" if getattr(model_runner, "is_draft_worker", False) else "target"
+    algorithm = getattr(getattr(model_runner, "spec_algorithm", None), "name", None)
+    who = f"{role}, {algorithm}" if algorithm else role
+    output = explained.decision.output
+    return (f"swapool: {place} ({who}): {output}, {_OUTPUT_WORDS.get(output, output)}, by rule "
+            f"'{explained.rule.id}' at {explained.rule.span} [{_shown(facts, explained.read)}]; {how}")
+
+
+def _acts_here(built: Any, cls: type) -> bool:
+    """A subclass of a place's class that is itself a place (trtllm_mha of flashinfer) is
+    decided and logged by its own wrapper alone."""
+    nearest = next((c for c in type(built).__mro__ if "_swapool_place" in vars(c)), None)
+    return nearest is cls
+
+
+def patch(place: str, cls: type, tables: Tables) -> None:
+    """Put the table in force on `cls`: a replaced resolver (and a constructor that logs what
+    it decided and refuses if the resolver in force is no longer the table's), or a start-up
+    guard on the constructor of an inline place."""
+    original_init = getattr(cls, "__init__")
+    if place in BACKENDS:
+        policy = tables.policy
+        resolve = make_resolver(place, policy=policy)
+        view = resolve.swapool_policy  # type: ignore[attr-defined]
+        setattr(cls, _ATTR, staticmethod(resolve))
+        types = pool_types(place)
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            if not _acts_here(self, cls):
+                return
+            if getattr(type(self), _ATTR) is not resolve:
+                raise PolicyError(f"swapool refuses to build sglang's {place}: {type(self).__qualname__}."
+                                  f"{_ATTR} is no longer the table's resolver (something replaced it after "
+                                  "swapool did), so the table's decision is not in force")
+            runner = backend_runner(args, kwargs)
+            explained, facts = _explain(runner, view, types)
+            _say_once(decision_line(place, runner, explained, facts, "the table's resolver decides"), tables)
     else:
-        assert policy is not None
-        log.info("swapool: sglang plugin: policy %s (sha256:%s, %d rules) replaces _resolve_swa_kv_pool of %s; "
-                 "start-up guard on %s", policy.path, policy.digest[:12], len(policy.table.rules),
-                 ", ".join(hooked) or "no backend", ", ".join(guarded) or "no place")
-    return hooked + [f"guard:{name}" for name in guarded]
+        g = GUARDED[place]
+        view = _place_view(tables.places, place)
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            if not _acts_here(self, cls):
+                return
+            runner = g.runner(args, kwargs)
+            explained, facts, code = _guard(place, self, runner, view)
+            _say_once(decision_line(place, runner, explained, facts, code), tables)
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__ [swapool {place}]"
+    __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
+    setattr(cls, "__init__", __init__)
+    cls._swapool_place = place  # type: ignore[attr-defined]

@@ -1,0 +1,106 @@
+"""sglang's plugin entry point (group `sglang.srt.plugins`): puts the table in force in every
+place of an sglang process, failing closed.
+
+sglang's `load_plugins()` runs `plugin()` early in every process, before logging is set
+up, and logs and swallows whatever a plugin raises; `HookRegistry.apply_hooks()` imports
+every hooked module up front and skips a hook it cannot apply. So this plugin uses neither
+for its places: it loads both tables, then patches each place's class when sglang itself
+imports the class's module (`post_import`), and whatever went wrong (a table, swapool's own
+import, a class sglang renamed) turns into a constructor, or an import, that raises with the
+reason. No place is ever built by sglang's own logic unless the operator opted out
+(SWAPOOL_SGLANG_PLUGIN=off, or sglang's allow-list SGLANG_PLUGINS without `swapool`).
+
+Standard library only at import time: if the rest of swapool cannot be imported, the places
+still refuse, naming that error.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import traceback
+from types import ModuleType
+from typing import Any
+
+from .post_import import when_imported
+from .sglang_places import BACKENDS, GUARDED, MODULES, PLACES, places_in
+
+log = logging.getLogger("swapool")
+
+#: Set to 0/off/false/no to keep the plugin from touching anything.
+ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
+
+
+class RefusedPlace(RuntimeError):
+    """swapool could not put the table in force for a place; the place is not built."""
+
+
+def opted_out() -> bool:
+    return os.environ.get(ENV_PLUGIN, "").strip().lower() in ("0", "off", "false", "no")
+
+
+def _reason(exc: BaseException) -> str:
+    """An unexpected error keeps its traceback: it is the whole story."""
+    return "".join(traceback.format_exception(exc)).rstrip()
+
+
+def _refusal(place: str, failure: BaseException | str) -> Exception:
+    """The error a refused place raises: a table's `PolicyError` keeps its diagnostics
+    (each with file:line:col); anything else is a `RefusedPlace` with the reason."""
+    opt_out = f"(fix it, or opt out with {ENV_PLUGIN}=off)"
+    diagnostics = getattr(failure, "diagnostics", None)
+    headline = getattr(failure, "headline", None)
+    if isinstance(failure, Exception) and headline is not None and diagnostics is not None:
+        return type(failure)(f"swapool refuses to build sglang's {place}: {headline} {opt_out}", diagnostics)
+    why = failure if isinstance(failure, str) else _reason(failure)
+    return RefusedPlace(f"swapool refuses to build sglang's {place} {opt_out}: {why}")
+
+
+def refuse(place: str, cls: type, failure: BaseException | str) -> None:
+    """Make `cls` refuse construction, with the reason, whatever its subclasses do."""
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        error = _refusal(place, failure)
+        log.error("%s", error)
+        raise error
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__ [swapool refuses {place}]"
+    setattr(cls, "__init__", __init__)
+    cls._swapool_place = place  # type: ignore[attr-defined]
+
+
+def _on_import(module: ModuleType, tables: Any, failure: BaseException | None) -> None:
+    """Put the table in force on every place whose class `module` defines. A class that is
+    not there (an sglang this version of swapool does not know) fails the module's import."""
+    for place in places_in(module.__name__):
+        spec = PLACES[place]
+        cls = getattr(module, spec.cls, None)
+        if not isinstance(cls, type):
+            raise _refusal(place, f"{module.__name__} has no class {spec.cls}: this sglang is not one whose "
+                                  "places swapool knows")
+        if failure is not None:
+            refuse(place, cls, failure)
+            continue
+        try:
+            from . import sglang
+
+            sglang.patch(place, cls, tables)
+        except Exception as exc:
+            refuse(place, cls, exc)
+
+
+def plugin() -> list[str]:
+    """Load both tables, then watch each place's module. Returns the places watched (none when
+    opted out). Never raises for a table or an import: that is reported where a place is built."""
+    if opted_out():
+        return []
+    tables: Any = None
+    failure: BaseException | None = None
+    try:
+        from .sglang import load_tables
+
+        tables = load_tables()
+    except Exception as exc:  # swallowed by sglang if raised: kept for the places instead
+        failure = exc
+    for module in MODULES:
+        when_imported(module, functools.partial(_on_import, tables=tables, failure=failure))
+    return [*BACKENDS, *GUARDED]
