@@ -111,6 +111,29 @@ def launch(model: Path, log_path: Path, *flags: str, **env: str) -> Start:
 
 
 RULE_AT = r"by rule '[a-z0-9-]+' at \S+\.yaml:\d+:\d+"
+README = HERE.parent / "README.md"
+
+
+def _shortened(line: str) -> str:
+    return re.sub(r"/\S*/(policies/|bad\.yaml)", r".../\1", line)
+
+
+def readme_lines(kind: str) -> list[str]:
+    """The server-log lines the README quotes (timestamp dropped, paths shortened as there):
+    `start` the plain start's, `draft` the draft runner's, `refusal` a broken table's."""
+    quoted = re.findall(r"^\[[^\]]*\] (swapool.*)$", README.read_text(), re.M)
+    pick = {"start": lambda q: q.startswith("swapool: ") and "(draft" not in q,
+            "draft": lambda q: "(draft" in q, "refusal": lambda q: q.startswith("swapool refuses")}[kind]
+    lines = [q for q in quoted if pick(q)]
+    assert lines, kind
+    return lines
+
+
+def assert_readme_quotes(start: "Start", kind: str) -> None:
+    seen = {_shortened(line) for line in start.swapool_lines()}
+    for quoted in readme_lines(kind):
+        assert quoted in seen, f"the README quotes a line this start did not log:\n{quoted}\nlogged:\n" + \
+            "\n".join(sorted(seen))
 
 
 def test_a_start_serves_and_the_log_says_what_every_place_decided(model, tmp_path):
@@ -128,6 +151,7 @@ def test_a_start_serves_and_the_log_says_what_every_place_decided(model, tmp_pat
                         r"\[.*\]; sglang's code agrees \(SLIDING_WINDOW id space of the runner's pool\)",
                         decided["kv_index_translator"])
     assert "aiter is AMD specific" not in start.log  # no backend module imported on sglang's behalf
+    assert_readme_quotes(start, "start")
 
 
 INVALID = ("format: 1\ndecision: swa_kv_pool\nhit_policy: unique\ninputs:\n  active_pool: {values: [swa, other]}\n"
@@ -142,6 +166,7 @@ def test_a_broken_table_stops_the_start_with_its_file_line_and_column(model, tmp
     assert re.search(r"swapool refuses to build sglang's kv_index_translator: the SWA pool policy did not load: "
                      rf"policy {re.escape(str(bad))} is invalid", start.log)
     assert f"{bad}:7:1: error[gap]: no rule decides active_pool=other" in start.log
+    assert_readme_quotes(start, "refusal")
 
 
 def test_a_broken_places_table_stops_the_start_naming_the_places_table(model, tmp_path):
@@ -192,3 +217,4 @@ def test_a_draft_start_guards_the_drafts_backend_at_construction(model, tmp_path
     assert any(line.startswith("swapool: kv_index_translator (draft): active") for line in lines), lines
     assert any(line.startswith("swapool: torch_native (target, STANDALONE): active") for line in lines), lines
     assert "swapool refuses" not in start.log and "start-up guard:" not in start.log
+    assert_readme_quotes(start, "draft")

@@ -1,4 +1,4 @@
-"""The commands: validate, explain, diff, show, mutate, schema, codes. Rendering happens
+"""The commands: validate, explain, diff, show, plan, mutate, schema, codes. Rendering happens
 here and in the renderers beside it, nowhere else."""
 
 from __future__ import annotations
@@ -274,6 +274,31 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK if checked.ok else EXIT_FINDINGS
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..table.decider import Decider
+    from .plan import plan, render_json, render_text
+
+    paths = {"policy": args.policy or os.environ.get("SWAPOOL_POLICY") or _default_table(),
+             "places": args.places or os.environ.get("SWAPOOL_PLACES_POLICY") or
+             os.path.join(os.path.dirname(_default_table()), "swa_backends.yaml")}
+    deciders = {}
+    for role, path in paths.items():
+        checked = _check(args, path)
+        if not checked.ok or checked.table is None:
+            return _refuse("plan", checked.diagnostics, f"{path} does not validate: a server would refuse to start "
+                                                        "with it ('swapool validate' says why)")
+        deciders[role] = Decider(checked.table, path, checked.diagnostics, checked.diagram)
+    draft = args.draft_backend or args.attention_backend
+    try:
+        plans = plan(deciders["policy"], deciders["places"], args.attention_backend, draft,
+                     args.speculative_algorithm)
+    except ValueError as exc:
+        _say(f"swapool plan: {exc}", sys.stderr)
+        return EXIT_USAGE
+    print(render_json(plans, args) if args.format == "json" else render_text(plans, args.speculative_algorithm))
+    return EXIT_OK
+
+
 def cmd_mutate(args: argparse.Namespace) -> int:
     import json
 
@@ -447,6 +472,29 @@ def build_parser() -> argparse.ArgumentParser:
                     help="text/json: the regions each rule decides; mermaid/dot: the decision diagram "
                          "(a node per input read, a leaf per output with its rule id)")
     sh.set_defaults(func=cmd_show)
+
+    pl = sub.add_parser(
+        "plan", parents=[reading], help="what every sglang place will decide for a deployment's flags, and why",
+        description="For sglang's flags, print what the target runner (and the draft runner, with a "
+                    "speculative algorithm) will decide in each place that picks a SWA pool: its "
+                    "attention backend and its KV index translator, for every value of the facts only "
+                    "the running server knows (the pools' kinds), each with its rule and file:line:col. "
+                    "Backends whose resolver swapool replaces (trtllm_mha, flashinfer, aiter) follow the "
+                    "SWA pool policy; the others are checked at start against the table of places.",
+        epilog="Exit codes: 0 planned, 1 -, 2 a table does not validate or a flag is unknown. Example: "
+               "swapool plan --attention-backend triton --speculative-algorithm EAGLE")
+    pl.add_argument("--attention-backend", required=True, metavar="NAME",
+                    help="sglang's --attention-backend (e.g. triton, flashinfer, trtllm_mha, torch_native)")
+    pl.add_argument("--speculative-algorithm", default="NONE", metavar="NAME",
+                    help="sglang's --speculative-algorithm (default: NONE, no draft runner)")
+    pl.add_argument("--speculative-draft-attention-backend", dest="draft_backend", metavar="NAME",
+                    help="the draft runner's backend (default: the --attention-backend)")
+    pl.add_argument("--policy", metavar="PATH", help="the SWA pool policy (default: $SWAPOOL_POLICY, else "
+                                                      f"{DEFAULT_TABLE} here or the shipped one)")
+    pl.add_argument("--places", metavar="PATH", help="the table of places (default: $SWAPOOL_PLACES_POLICY, else "
+                                                      "swa_backends.yaml beside the default policy)")
+    pl.add_argument("--format", choices=("text", "json"), default="text")
+    pl.set_defaults(func=cmd_plan)
 
     m = sub.add_parser(
         "mutate", parents=[reading], help="apply every single-point edit to a table and count how many validate rejects",

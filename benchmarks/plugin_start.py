@@ -1,0 +1,75 @@
+"""What swapool's sglang plugin costs at start: sglang's `load_plugins()` in a fresh process,
+with the plugin and without it (SGLANG_PLUGINS names none), interleaved; medians. Also the
+modules `load_plugins()` imports and what it prints, each way. Run in the sglang
+environment (scripts/sglang_cpu_env.sh); the target is at most 0.3 s added.
+
+    .venv-sglang/bin/python benchmarks/plugin_start.py [--runs 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from _report import print_table, write_json
+
+#: Runs in the fresh process: first what every sglang server process has imported before it
+#: calls load_plugins() (not timed: the plugin module, and the SpeculativeAlgorithm enum the
+#: table is bound to, which the HTTP server, the scheduler and the detokenizer all import at
+#: module level), then load_plugins() alone, timed, with what it imported and printed.
+PROBE = r"""
+import contextlib, io, json, sys, time
+import sglang.srt.plugins as plugins
+import sglang.srt.speculative.spec_info
+before = set(sys.modules)
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    t = time.perf_counter()
+    plugins.load_plugins()
+    elapsed = time.perf_counter() - t
+new = sorted(set(sys.modules) - before)
+print(json.dumps({"s": elapsed, "modules": new, "printed": out.getvalue()}))
+"""
+WAYS = {"with swapool": {}, "without (SGLANG_PLUGINS=none)": {"SGLANG_PLUGINS": "none"}}
+
+
+def once(env: dict[str, str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True,
+                          env={**os.environ, **env})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=11)
+    args = ap.parse_args()
+    for env in WAYS.values():
+        once(env)  # warm the file cache
+    samples: dict[str, list[dict]] = {way: [] for way in WAYS}
+    for _ in range(args.runs):
+        for way, env in WAYS.items():
+            samples[way].append(once(env))
+    med = {way: statistics.median(s["s"] for s in runs) for way, runs in samples.items()}
+    with_, without = med["with swapool"], med["without (SGLANG_PLUGINS=none)"]
+    extra_modules = sorted(set(samples["with swapool"][-1]["modules"]) -
+                           set(samples["without (SGLANG_PLUGINS=none)"][-1]["modules"]))
+    foreign = [m for m in extra_modules if not m.startswith("swapool")]
+    printed = samples["with swapool"][-1]["printed"]
+    print(f"sglang load_plugins() in a fresh process, median of {args.runs} interleaved runs\n")
+    print_table(["way", "ms", "modules imported"],
+                [[way, f"{med[way] * 1e3:.1f}", str(len(samples[way][-1]["modules"]))] for way in WAYS])
+    print(f"\nadded by swapool: {(with_ - without) * 1e3:.1f} ms (target <= 300 ms)")
+    print(f"modules imported with swapool and not without: {len(extra_modules)}, of them not swapool's: "
+          f"{', '.join(foreign) or 'none'}")
+    print(f"printed by load_plugins() with swapool: {printed!r}")
+    write_json("plugin_start", {"runs": args.runs, "median_s": med, "added_s": with_ - without,
+                                "extra_modules": extra_modules, "extra_modules_not_swapool": foreign,
+                                "printed_with_swapool": printed})
+
+
+if __name__ == "__main__":
+    main()
