@@ -167,6 +167,26 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     assert "not a regular file" in done.stdout, done.stderr
 
 
+def test_a_pipe_swapped_in_after_a_check_cannot_block_the_read(tmp_path):
+    """The file is opened without blocking, then examined: a FIFO that a stat() would have
+    called a regular file (the race) is still refused. In a child with a deadline."""
+    fifo = tmp_path / "table.yaml"
+    os.mkfifo(fifo)
+    code = ("import os, stat, sys\nfrom swapool.table import source\nreal = os.stat\n"
+            "class Regular:\n    st_mode = stat.S_IFREG | 0o644\n    st_size = 10\n"
+            "source.os.stat = lambda p, *a, **k: Regular() if str(p) == sys.argv[1] else real(p, *a, **k)\n"
+            "print(source.read_bytes(sys.argv[1])[1][0].message)")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
+    assert "not a regular file" in done.stdout, done.stderr
+
+
+def test_a_file_that_reports_no_size_is_not_read():
+    """A /proc file says size 0 and some block when read (/proc/kmsg): taken as empty, unread."""
+    from swapool.table.source import read_bytes
+
+    assert read_bytes("/proc/self/status") == (b"", [])
+
+
 def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
     assert main(["explain", "--policy", "", "--set", "active_pool=swa"]) == 2
     assert "empty path" in capsys.readouterr().err
@@ -232,3 +252,45 @@ def test_rules_with_equal_remaining_cells_do_not_multiply_the_dag():
     """rule i = {x_i: true, y: a}, then a catch-all: 2^n sets of alive rules, but rules
     whose cells below are equal decide alike, so the DAG stays polynomial."""
     assert used(families.guarded_chain(24)) < 200_000
+
+
+def test_a_reader_that_closes_the_pipe_early_does_not_change_the_verdict(tmp_path):
+    """`swapool validate dir/ | head`: the findings are still exit 1, and no traceback."""
+    for i in range(300):
+        (tmp_path / f"t{i}.yaml").write_text("format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n"
+                                             "  a: {values: [x, y]}\noutput: {values: [p]}\nrules:\n"
+                                             "  - {id: r, when: {a: x}, then: p}\n")
+    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m swapool validate "{tmp_path}" | head -c 10 '
+                                         '>/dev/null; echo "exit ${PIPESTATUS[0]}"'],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "exit 1" and "Traceback" not in done.stderr, done.stderr
+
+
+def test_json_output_never_holds_bare_nan_or_infinity(write, capsys):
+    import json
+
+    table = write("format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n  a: {values: [.nan, .inf]}\n"
+                  "output: {values: [p]}\nrules:\n  - {id: r, when: {a: .inf}, then: p}\n")
+    main(["validate", "--format", "json", str(table)])
+    out = capsys.readouterr().out
+    json.loads(out, parse_constant=lambda name: pytest.fail(f"bare {name} in JSON output"))
+
+
+def test_standard_input_closed_is_an_io_error_not_a_traceback():
+    done = subprocess.run([sys.executable, "-m", "swapool", "validate", "-"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 2 and "standard input is closed" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("text, says", [('a: !!int ""\n', "'' is not a valid int"),
+                                        ("a: " + "9" * 5000 + "\n", "a number of 5000 characters")])
+def test_scalars_that_break_or_slow_the_constructor_are_located_errors(text, says):
+    from swapool.table.source import parse_document
+
+    doc, problems = parse_document(text, "t.yaml")
+    assert doc is None and [p.code for p in problems] == ["yaml-tag"] and says in problems[0].message
+
+
+def test_a_fact_given_twice_with_different_values_is_a_usage_error(capsys):
+    assert main(["explain", str(SHIPPED), "--set", "active_pool=swa", "--set", "active_pool=other"]) == 2
+    assert "gives active_pool twice" in capsys.readouterr().err

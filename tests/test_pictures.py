@@ -99,3 +99,15 @@ def test_markdown_diff_is_a_table_of_changed_regions_with_rule_ids(write, capsys
                         "| none (draft-owns-its-kv) | allocator (frozen-kv-draft-reads-target-swa) |"]
     assert main(["diff", "--format", "markdown", str(SHIPPED), str(SHIPPED)]) == 0
     assert "Equivalent" in capsys.readouterr().out
+
+
+def test_markdown_diff_passes_no_html_or_markup_from_a_table_into_the_comment(write, capsys):
+    """A value is the table author's text: in a pull-request comment it must stay text."""
+    forged = "<!--x--><b>VALID</b>[ok](http://e)|`"
+    data = shipped_data()
+    algorithm_sets(data)["owns_its_kv"].append(forged)
+    new = str(write(dump(data), "new.yaml"))
+    main(["diff", "--format", "markdown", "--no-enum-import", str(SHIPPED), new])
+    out = capsys.readouterr().out
+    assert "<" not in out and re.search(r"[^\\]\]\(", out) is None, out  # no raw HTML, no live link
+    assert "&lt;!--x--&gt;&lt;b&gt;VALID&lt;/b&gt;\\[ok\\](http://e)\\|\\`" in out

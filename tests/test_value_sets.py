@@ -238,3 +238,37 @@ def test_an_import_names_a_table_file_beside_this_one_and_nothing_else(folder, t
     path.write_text(IMPORTER.replace("from: base.yaml", f"from: {target!r}".replace("'", '"').replace("\\n", "\\n")))
     c = check_path(path)
     assert [d.code for d in c.diagnostics] == ["schema"] and "does not match the pattern" in c.diagnostics[0].message
+
+
+def test_an_import_through_a_link_out_of_the_folder_is_refused_and_never_quoted(folder, tmp_path_factory):
+    """git commits symlinks: `from: base.yaml` may be a link to any file on the machine."""
+    secret = tmp_path_factory.mktemp("elsewhere") / "secret.yaml"
+    secret.write_text("TOKEN-8f2e: [not a table\n")
+    (folder / "base.yaml").unlink()
+    (folder / "base.yaml").symlink_to(secret)
+    c = check_path(folder / "importer.yaml")
+    d = only(c, "import")
+    assert "leads out of the table's folder" in d.message
+    assert not any("TOKEN-8f2e" in str(x) for x in c.diagnostics)
+
+
+def test_an_imported_file_that_is_not_a_table_is_named_by_code_and_place_not_quoted(folder):
+    (folder / "base.yaml").write_text("TOKEN-8f2e: [not a table\n")
+    c = check_path(folder / "importer.yaml")
+    d = only(c, "import")
+    assert "is not a valid table (1 problem(s); the first is yaml-syntax at" in d.message
+    assert "TOKEN-8f2e" not in str(d)
+
+
+def test_a_file_reached_by_several_names_is_read_once(folder, monkeypatch):
+    from swapool.table import imports
+
+    (folder / "alias.yaml").symlink_to(folder / "base.yaml")
+    (folder / "importer.yaml").write_text(IMPORTER.replace("  a: {from: base.yaml, wildcard: true}\n",
+                                                           "  a: {from: base.yaml, wildcard: true}\n"
+                                                           "  b: {from: alias.yaml}\n"))
+    reads = []
+    real_read = imports.read_bytes
+    monkeypatch.setattr(imports, "read_bytes", lambda path, shown=None: reads.append(path) or real_read(path, shown))
+    check_path(folder / "importer.yaml")
+    assert len(reads) == 1, reads

@@ -4,13 +4,14 @@ here and in the renderers beside it, nowhere else."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.diagnostics import Diagnostic, Severity, visible
-from .render import render_json, render_text, summary_line
+from .render import render_json, render_text, summary_line, to_json
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DEFAULT_TABLE = "policies/swa.yaml"
@@ -32,7 +33,13 @@ def _path(value: str | None) -> str:
 
 def _check(args: argparse.Namespace, path: str) -> Any:
     """Check one table as every command does: the enum policy of the flags and the
-    contracts of the decisions swapool knows (swa_kv_pool)."""
+    contracts of the decisions swapool knows (swa_kv_pool). What an enum binding's import
+    prints goes to stderr, never into this command's output."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return _check_quietly(args, path)
+
+
+def _check_quietly(args: argparse.Namespace, path: str) -> Any:
     from ..swa.contract import CONTRACTS
     from ..table.check import check_path
     from ..table.enums import EnumPolicy, enum_modules_from_env
@@ -45,6 +52,8 @@ def _check(args: argparse.Namespace, path: str) -> Any:
         from ..table.source import MAX_BYTES
 
         name = getattr(args, "stdin_filename", None) or "<stdin>"
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            return Checked(name, None, (error("io", f"{name}: standard input is closed", Span(name, 1, 1)),))
         raw = sys.stdin.buffer.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
             return Checked(name, None, (error("io", f"{name} is larger than {MAX_BYTES} bytes", Span(name, 1, 1)),))
@@ -153,7 +162,6 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    import json
 
     from ..table.decider import Decider, PolicyError
 
@@ -167,7 +175,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     partial = _partial("explain", [] if checked.ok else [checked])
     decider = Decider(checked.table, path, checked.diagnostics, checked.diagram)
     try:
-        facts = dict(_parse_fact(decider.table, s) for s in args.set or [])
+        facts: dict[str, object] = {}
+        for name, value in (_parse_fact(decider.table, s) for s in args.set or []):
+            if name in facts and facts[name] != value:
+                raise ValueError(f"--set gives {name} twice, as {facts[name]!r} and {value!r}; give each fact once")
+            facts[name] = value
         explained = decider.explain(**facts)
     except (PolicyError, ValueError) as exc:
         first, *rest = str(exc).splitlines() or [""]
@@ -177,7 +189,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if partial and "gap" in first else EXIT_USAGE
     decision, rule = explained.decision, explained.rule
     if args.format == "json":
-        print(json.dumps({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
+        print(to_json({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
                           "line": rule.span.line, "why": rule.why, "partial": partial}, indent=2))
         return EXIT_FINDINGS if partial else EXIT_OK
     _say(f"decision: {decision.output}")
@@ -191,7 +203,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    import json
 
     from ..table.diff import IncomparableTables, diff_tables
 
@@ -215,7 +226,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
         print(markdown_diff(result, args.old, args.new))
     elif args.format == "json":
-        print(json.dumps({"old": args.old, "new": args.new, "equivalent": not result.changes, "changes": [
+        print(to_json({"old": args.old, "new": args.new, "equivalent": not result.changes, "changes": [
             {"region": result.describe(c), "witness": result.witness(c),
              "old": {"output": c.old.output, "rule": c.old.rule_id},
              "new": {"output": c.new.output, "rule": c.new.rule_id}} for c in result.changes]}, indent=2))
@@ -228,7 +239,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    import json
 
     from ..table.analysis import decided_regions
     from ..table.model import describe_region
@@ -265,7 +275,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             rows.append({"rule": rule.id, "output": rule.then, "line": rule.span.line,
                          "region": "(nowhere: earlier rules decide every input it matches, or it matches none)"})
     if args.format == "json":
-        print(json.dumps({"file": path, "inputs": list(table.input_names), "decisions": rows}, indent=2))
+        print(to_json({"file": path, "inputs": list(table.input_names), "decisions": rows}, indent=2))
     else:
         width = max(len(r["rule"] or "(no rule)") for r in rows)
         for r in rows:
@@ -300,7 +310,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
-    import json
 
     from ..swa.contract import CONTRACTS
     from ..table.mutate import run_mutations
@@ -311,7 +320,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         return _refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
     report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
     if args.format == "json":
-        print(json.dumps({"file": path, "mutants": report.total, "killed": report.killed,
+        print(to_json({"file": path, "mutants": report.total, "killed": report.killed,
                           "kill_rate": report.kill_rate,
                           "survivors": [{"mutant": s.description, "rule": s.rule, "case": s.case,
                                          "file": s.span.file if s.span else path,
@@ -348,7 +357,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_codes(args: argparse.Namespace) -> int:
     import dataclasses
     import difflib
-    import json
 
     from ..table.codes import CATALOGUE
 
@@ -359,7 +367,7 @@ def cmd_codes(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     chosen = [CATALOGUE[args.code]] if args.code else list(CATALOGUE.values())
     if args.format == "json":
-        print(json.dumps([dataclasses.asdict(c) for c in chosen], indent=2))
+        print(to_json([dataclasses.asdict(c) for c in chosen], indent=2))
     elif args.code:
         c = chosen[0]
         print(f"{c.name} ({c.severity})\n  {c.summary}\n  example: {c.example}\n  fix:     {c.fix}")
@@ -520,14 +528,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _ClosedPipeTolerant:
+    """Standard output that a reader may close early (`swapool validate dir/ | head`): the
+    rest of the output is dropped, the command runs to its end, and the exit code is still
+    the verdict."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+        self.closed_early = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_early:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_early:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def _drop(self) -> None:
+        self.closed_early = True
+        try:  # the interpreter flushes stdout once more at exit: point it at nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = _ClosedPipeTolerant(stdout)  # type: ignore[assignment]
     try:
         return args.func(args)
-    except BrokenPipeError:
-        return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    finally:
+        try:
+            sys.stdout.flush()
+        finally:
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":

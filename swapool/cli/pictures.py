@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any, Iterator
 
 from ..table.diagnostics import format_value, visible
@@ -83,12 +85,16 @@ def dot(diagram: Diagram) -> str:
 
 
 def _cell(text: str) -> str:
-    return visible(text).replace("|", "\\|")
+    """Text from a table as literal Markdown: no raw HTML (a value like `<details>` or
+    `<!--` could hide or forge the verdict in a pull-request comment), no emphasis, links or
+    table breaks."""
+    escaped = html.escape(visible(text), quote=False)
+    return re.sub(r"([\\`*\[\]|~])", r"\\\1", escaped)
 
 
 def markdown_diff(result: Diff, old: str, new: str) -> str:
     """A pull-request comment: one table row per region decided differently."""
-    head = f"### swapool diff: `{_cell(old)}` -> `{_cell(new)}`\n\n"
+    head = f"### swapool diff: {_cell(old)} -> {_cell(new)}\n\n"
     if not result.changes:
         return head + "Equivalent: every input is decided the same way."
     rows = ["| region | old | new |", "|---|---|---|"]

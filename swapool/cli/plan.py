@@ -4,7 +4,6 @@ which rule, before anything starts."""
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +11,7 @@ from ..swa.integrations.sglang_places import BACKENDS, GUARDED
 from ..table.analysis import decided_regions
 from ..table.decider import Decider, PolicyError
 from ..table.model import describe_region
+from .render import to_json
 
 TRANSLATOR = "kv_index_translator"
 ATTENTION_PLACES = tuple(p for p in (*BACKENDS, *GUARDED) if p != TRANSLATOR)
@@ -84,7 +84,7 @@ def render_text(plans: list[PlacePlan], algorithm: str) -> str:
 
 
 def render_json(plans: list[PlacePlan], args: argparse.Namespace) -> str:
-    return json.dumps({"attention_backend": args.attention_backend, "draft_attention_backend": args.draft_backend,
+    return to_json({"attention_backend": args.attention_backend, "draft_attention_backend": args.draft_backend,
                        "speculative_algorithm": args.speculative_algorithm,
                        "places": [{"role": p.role, "place": p.place, "how": p.how, "table": p.table,
                                    "decisions": list(p.rows)} for p in plans]}, indent=2)

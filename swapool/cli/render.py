@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from ..table.diagnostics import Diagnostic, Severity
@@ -47,8 +48,24 @@ def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
     }
 
 
-def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic]) -> str:
+def to_json(obj: Any, **options: Any) -> str:
+    """JSON that every parser reads: a table may hold `.nan` or `.inf`, which `json.dumps`
+    would print as bare NaN / Infinity; those become strings. Every command's JSON goes here."""
     import json
 
-    return json.dumps({"files": list(files), "diagnostics": [to_json_obj(d) for d in diagnostics]},
+    return json.dumps(_finite(obj), allow_nan=False, **{"default": str, **options})
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return repr(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic]) -> str:
+    return to_json({"files": list(files), "diagnostics": [to_json_obj(d) for d in diagnostics]},
                       indent=2, default=str)

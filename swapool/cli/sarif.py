@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
 from .._version import __version__
 from ..table.diagnostics import CODES, Diagnostic, Severity, visible
+from .render import to_json
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -45,7 +45,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
             "results": results,
         }],
     }
-    return json.dumps(log, indent=2)
+    return to_json(log, indent=2)
 
 
 def _escape_data(text: str) -> str:

@@ -1,23 +1,24 @@
 """Drift between an input's values and the engine enum it is bound to (`enum: module:Class`).
 
 A table is data, so a binding may name only a module under an allowed prefix (by default
-the engine's package, `sglang`; set by the caller, never by the table). The import runs
-without the working directory on `sys.path`, with its output captured and discarded,
-and any exception it raises (`SystemExit` included) becomes a note.
+the engine's package, `sglang`; set by the caller, never by the table). A module that would
+be found in the working directory is not imported; any exception an import raises
+(`SystemExit` included) becomes a finding. Nothing here touches process-wide state
+(`sys.path`, the standard streams): a server may check tables in several threads at once.
+A caller that owns the process and needs clean output (the CLI) keeps an import's prints
+off its own stdout.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import functools
 import importlib
 import importlib.util
-import io
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from .diagnostics import Diagnostic, error, format_value, note, warning
 from .model import Input, Table, adding_hint
@@ -48,18 +49,18 @@ def enum_modules_from_env() -> tuple[str, ...]:
     return tuple(p.strip() for p in raw.split(",") if p.strip())
 
 
-@contextlib.contextmanager
-def _quarantine() -> Iterator[None]:
-    """No working directory on sys.path, and whatever the import prints kept out of ours."""
-    cwd = os.getcwd()
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != cwd]
-    sink = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            yield
-    finally:
-        sys.path[:] = saved
+def _from_working_directory(top: str) -> bool:
+    """Whether importing `top` now would load it from the working directory (a sys.path
+    entry of '' or '.' or the cwd itself, as `python -m` and interactive use add)."""
+    if top in sys.modules:
+        return False  # already imported by the program itself: importing again runs nothing
+    spec = importlib.util.find_spec(top)
+    if spec is None:
+        return False
+    where = spec.submodule_search_locations and list(spec.submodule_search_locations)[0] or spec.origin
+    if not where or where in ("built-in", "frozen"):
+        return False
+    return os.path.dirname(os.path.abspath(where)) == os.getcwd()
 
 
 def import_enum(binding: str) -> Any:
@@ -76,8 +77,11 @@ def bound_members(binding: str) -> tuple[str, ...] | str:
     """The member names of `binding`, or why they cannot be had (imported once per process:
     a failed third-party import can leave half-initialised modules behind)."""
     try:
-        with _quarantine():
-            return member_names(import_enum(binding))
+        top = binding.split(":")[0].split(".")[0]
+        if _from_working_directory(top):
+            return (f"'{top}' would be imported from the working directory ({os.getcwd()}), which a table "
+                    "may not make swapool run")
+        return member_names(import_enum(binding))
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # any import-time failure, SystemExit included
@@ -86,8 +90,7 @@ def bound_members(binding: str) -> tuple[str, ...] | str:
 
 def _installed(top: str) -> bool:
     try:
-        with _quarantine():
-            return importlib.util.find_spec(top) is not None
+        return importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
         return False
 
@@ -120,8 +123,10 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
             continue
         members = bound_members(inp.enum)
         if isinstance(members, str):
-            found.append(note("enum-import", f"input '{inp.name}': cannot import {inp.enum} "
-                              f"({members}); drift is not checked", inp.span))
+            found.append(warning("enum-import-failed", f"input '{inp.name}' is bound to {inp.enum}, and '{top}' "
+                                 f"is installed, but the import failed ({members}); drift is not checked",
+                                 inp.span, help="fix the environment so that the engine imports (this fails "
+                                                "--strict), or check without it: --no-enum-import"))
             continue
         found += drift(inp, members)
     return found

@@ -2,9 +2,12 @@
 from the input of the same name in a table beside this one, so that two tables never
 list the same values twice (one edit adds a value to both).
 
-Bounded on purpose: a file name only (no folders, so no path leaves the table's folder),
-one level (the imported input must be written out, not imported again), and each file is
-read once, under the same limits as a table.
+Bounded on purpose: a file name only (no folders), resolved by its real path and refused
+unless that path is in the table's own folder (a symlink cannot lead out of it); one level
+(the imported input must be written out, not imported again); each distinct file is read
+once, however many names reach it, and all imports together read at most MAX_BYTES. An
+imported file's content is never quoted in a finding (it may not be a table at all): a
+finding names its code and location there.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Mapping
 
 from .diagnostics import Diagnostic, Span, did_you_mean, error
 from .schema import check_schema
-from .source import Document, digest_of, parse_document, read_bytes
+from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,9 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
         return NO_IMPORTS
     found: list[Diagnostic] = []
     documents: dict[str, Document] = {}
-    read: dict[str, Document | None] = {}
+    read: dict[str, Document | None] = {}  # by real path
     files: list[tuple[str, str]] = []
+    budget = [MAX_BYTES]
     for name, file in wanted.items():
         at = doc.span(("inputs", name, "from"))
         if folder is None:
@@ -54,11 +58,17 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
                                help="check the file itself, or name it with --stdin-filename"))
             continue
         path = os.path.join(folder, file)
-        if file not in read:
-            read[file] = _read(path, file, at, doc, found)
-            if read[file] is not None:
-                files.append((path, read[file].digest))  # type: ignore[union-attr]
-        other = read[file]
+        real = os.path.realpath(path)
+        if os.path.dirname(real) != os.path.realpath(folder):
+            found.append(error("import", f"input '{name}' imports from {file}, which leads out of the table's "
+                                         "folder (a link to elsewhere); an import must be a file beside the table",
+                               at, help="copy the table beside this one, or import from the file it links to"))
+            continue
+        if real not in read:
+            read[real] = _read(path, file, at, doc, found, budget)
+            if read[real] is not None:
+                files.append((path, read[real].digest))  # type: ignore[union-attr]
+        other = read[real]
         if other is None:
             continue
         inputs = other.data["inputs"]
@@ -75,7 +85,8 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     return Imports(documents, tuple(files), tuple(found))
 
 
-def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]) -> Document | None:
+def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic], budget: list[int]
+          ) -> Document | None:
     shown = os.path.join(os.path.dirname(doc.file), file) if not doc.file.startswith("<") else path
     try:
         if os.path.realpath(doc.file) == os.path.realpath(path):
@@ -87,13 +98,20 @@ def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]
     if raw is None:
         found.append(error("import", f"cannot import from {file}: {problems[0].message}", at))
         return None
+    budget[0] -= len(raw)
+    if budget[0] < 0:
+        found.append(error("import", f"cannot import from {file}: the tables this one imports hold more than "
+                                     f"{MAX_BYTES} bytes together", at))
+        return None
     other, problems = parse_document(raw, shown)
     if other is not None:
         problems = check_schema(other)
     if other is None or problems:
+        first = problems[0]
+        where = f" at {first.span.line}:{first.span.column}" if first.span else ""
         found.append(error("import", f"{shown}, imported here, is not a valid table ({len(problems)} problem(s); "
-                                     f"first: {problems[0].message})", at,
-                           related=(("that problem", problems[0].span),) if problems[0].span else (),
+                                     f"the first is {first.code}{where})", at,
+                           related=(("that problem", first.span),) if first.span else (),
                            help=f"run: swapool validate {shown}"))
         return None
     return other

@@ -30,6 +30,8 @@ MAX_DEPTH = 64
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _YAML = "tag:yaml.org,2002:"
+#: The longest number a table may write: int and float construction costs more than linear time.
+MAX_NUMBER_CHARS = 64
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
 _STR = _YAML + "str"
 _SEQ = _YAML + "seq"
@@ -80,24 +82,36 @@ def digest_of(raw: bytes) -> str:
 
 def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
     """The raw bytes of a regular table file (at most MAX_BYTES); I/O problems become `io`
-    diagnostics. FIFOs, devices and directories are refused before they are opened, so a
-    path can never make a check block."""
+    diagnostics. The file is opened without blocking and then examined (no window between
+    a check and the open for a pipe to be swapped in); FIFOs, devices and directories are
+    refused unread, and a file that reports no size (empty, or a /proc file that may block
+    on read) is taken as empty without reading it, so a path can never make a check block."""
     name = display if display is not None else str(path)
     if not os.fspath(path):
         return None, [error("io", "an empty path names no table file", Span("<empty path>", 1, 1))]
     try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
-        if not stat.S_ISREG(mode):
-            return None, [error("io", f"{name} is not a regular file (a pipe or device?); expected a YAML "
-                                "table file", Span(name, 1, 1))]
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         return None, [error("io", f"{name}: no such file", Span(name, 1, 1))]
+    except IsADirectoryError:
+        return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
     except OSError as exc:
         return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}", Span(name, 1, 1))]
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
+        if not stat.S_ISREG(info.st_mode):
+            return None, [error("io", f"{name} is not a regular file (a pipe or device?); expected a YAML "
+                                "table file", Span(name, 1, 1))]
+        if info.st_size == 0:
+            return b"", []
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}", Span(name, 1, 1))]
+    finally:
+        os.close(fd)
     if len(raw) > MAX_BYTES:
         return None, [error("io", f"{name} is larger than {MAX_BYTES} bytes; a policy table is a few kilobytes",
                             Span(name, 1, 1))]
@@ -392,10 +406,13 @@ class _Reader:
     def scalar(self, tag: str, value: str, mark: Any, end_mark: Any) -> Any:
         if tag not in _SCALAR_TAGS:
             self.refuse_tag(tag, mark, "a scalar")
+        kind = tag[len(_YAML):]
+        if kind in ("int", "float") and len(value) > MAX_NUMBER_CHARS:  # bounded before it is built
+            raise _Reject(error("yaml-tag", f"a number of {len(value)} characters; a table's numbers have at most "
+                                f"{MAX_NUMBER_CHARS}", self.span(mark), help="quote it if it is a name"))
         try:
             return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, value, mark, end_mark))
-        except (ValueError, KeyError, yaml.YAMLError):
-            kind = tag[len(_YAML):]
+        except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
             raise _Reject(error("yaml-tag", f"'{value}' is not a valid {kind} (its tag says !!{kind})",
                                 self.span(mark), help="remove the tag or fix the value")) from None
 
