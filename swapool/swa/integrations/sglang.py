@@ -277,8 +277,7 @@ def patch(place: str, cls: type, tables: Tables) -> None:
     guard on the constructor of an inline place."""
     original_init = getattr(cls, "__init__")
     if place in BACKENDS:
-        policy = tables.policy
-        resolve = make_resolver(place, policy=policy)
+        resolve = make_resolver(place, policy=tables.policy)
         view = resolve.swapool_policy  # type: ignore[attr-defined]
         setattr(cls, _ATTR, staticmethod(resolve))
         types = pool_types(place)
