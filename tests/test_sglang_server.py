@@ -162,7 +162,7 @@ def test_a_broken_table_stops_the_start_with_its_file_line_and_column(model, tmp
     bad = tmp_path / "bad.yaml"
     bad.write_text(INVALID)
     start = launch(model, tmp_path / "server.log", SWAPOOL_POLICY=str(bad))
-    assert start.served is None and start.returncode not in (None, 0)
+    assert start.served is None and start.returncode == -signal.SIGKILL  # sglang kills its own process tree
     assert re.search(r"swapool refuses to build sglang's kv_index_translator: the SWA pool policy did not load: "
                      rf"policy {re.escape(str(bad))} is invalid", start.log)
     assert f"{bad}:7:1: error[gap]: no rule decides active_pool=other" in start.log
