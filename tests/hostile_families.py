@@ -50,3 +50,10 @@ def guarded_chain(n: int) -> str:
     rules = "".join(f"  - {{id: r{i}, when: {{x{i}: true, y: a}}, then: p}}\n" for i in range(n))
     return (f"format: 1\ndecision: guarded\nhit_policy: first\ninputs:\n{inputs}"
             f"output: {{values: [p, q]}}\nrules:\n{rules}  - {{id: rest, then: q}}\n")
+
+
+def many_anchors(n: int) -> str:
+    """n small anchored mappings in one list: a reader whose work per anchor grows with the
+    document (copying every mark so far) is quadratic here (8,000 took 38 s)."""
+    items = "".join(f"  - &a{i} {{k: v{i}}}\n" for i in range(n))
+    return f"format: 1\nextra:\n{items}"

@@ -294,3 +294,39 @@ def test_scalars_that_break_or_slow_the_constructor_are_located_errors(text, say
 def test_a_fact_given_twice_with_different_values_is_a_usage_error(capsys):
     assert main(["explain", str(SHIPPED), "--set", "active_pool=swa", "--set", "active_pool=other"]) == 2
     assert "gives active_pool twice" in capsys.readouterr().err
+
+
+def test_the_reader_s_work_per_anchor_is_the_anchored_value_not_the_document(monkeypatch):
+    """Counted, not timed: how many recorded marks the reader walks for 4,000 anchors."""
+    from swapool.table import source
+
+    class Counting(dict):
+        walked = 0
+
+        def items(self):
+            view = super().items()
+
+            class View:
+                def __iter__(self):
+                    for entry in view:
+                        Counting.walked += 1
+                        yield entry
+
+                def __reversed__(self):
+                    for entry in reversed(view):
+                        Counting.walked += 1
+                        yield entry
+
+                def __len__(self):
+                    return len(view)
+            return View()
+
+    real_init = source._Reader.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self.marks, self.key_marks = Counting(), Counting()
+    monkeypatch.setattr(source._Reader, "__init__", init)
+    doc, problems = source.parse_document(families.many_anchors(4000), "t.yaml")
+    assert doc is not None and not problems
+    assert Counting.walked <= 10 * 4000, Counting.walked  # quadratic was ~ 4000^2 / 2 * 3

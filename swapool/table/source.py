@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -226,6 +227,14 @@ _KEY = ("<key>",)  # the path step to a mapping's keys
 _RECURSIVE = object()
 
 
+def _added_since(entries: dict[Path_, Any], count: int) -> tuple[tuple[Path_, Any], ...]:
+    """The entries inserted after the first `count`, read from the end: the work is the
+    anchored value's own size, not the document's (8,000 anchors once cost 38 s)."""
+    added = list(itertools.islice(reversed(entries.items()), len(entries) - count))
+    added.reverse()
+    return tuple(added)
+
+
 class _Reader:
     """Plain data and the marks of every value from the parser's events, in one pass
     with no node objects: the same tags, aliases and errors as composing the document,
@@ -329,8 +338,8 @@ class _Reader:
                 if done.anchor is not None:
                     name, first_node, marks_from, keys_from = done.anchor
                     anchors[name] = _Anchored(done.value, done.path, nodes - first_node + 1, done.height,
-                                              tuple(marks.items())[marks_from:],
-                                              tuple(self.key_marks.items())[keys_from:])
+                                              _added_since(marks, marks_from),
+                                              _added_since(self.key_marks, keys_from))
                 self.place(stack[-1] if stack else None, done.value, done.mark, done.height)
             elif kind is AliasEvent:
                 top = stack[-1] if stack else None
