@@ -41,10 +41,15 @@ class Brute:
         return {m[0] for m in self.matches.values() if m}
 
     def needed(self) -> set[int]:
-        """Rules whose removal changes the output (or leaves no decision) somewhere."""
-        rules = self.table.rules
-        return {m[0] for m in self.matches.values()
-                if m and (len(m) < 2 or rules[m[1]].then != rules[m[0]].then)}
+        """Rules whose removal changes the output (or leaves no decision) somewhere, once
+        the rules that never fire are taken out (as their own finding asks)."""
+        rules, fires = self.table.rules, self.firing()
+        needed = set()
+        for m in self.matches.values():
+            alive = [i for i in m if i in fires]
+            if alive and (len(alive) < 2 or rules[alive[1]].then != rules[alive[0]].then):
+                needed.add(alive[0])
+        return needed
 
     def breaches(self) -> set[tuple[str, str]]:
         found = set()

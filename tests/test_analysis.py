@@ -191,3 +191,18 @@ def test_an_overlap_names_the_conflicting_partner_first():
     d = next(d for d in c.diagnostics if d.code == "overlap" and d.rules[1] == "r3")
     assert d.message.startswith("rules 'r2' and 'r3' conflict") and d.message.endswith("'r3' as 'p'")
     assert d.rules == ("r2", "r3") and d.witness == {"a": "x", "b": True}
+
+
+def test_identical_rules_under_first_are_never_told_to_remove_each_other():
+    """Findings about the same rules never contradict: the second is unreachable (hidden by
+    the first alone), and the first is not 'redundant' (the rule that would take over is the
+    unreachable one). Acting on every finding keeps the behaviour."""
+    from swapool.table.check import check_bytes
+    from swapool.table.enums import EnumPolicy
+
+    from . import hostile_families as families
+
+    text = families.identical_rules(3000).replace("hit_policy: unique", "hit_policy: first")
+    c = check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
+    assert {d.code for d in c.diagnostics} == {"unreachable-rule"} and len(c.diagnostics) == 2999
+    assert all(d.rules == (d.rules[0], "r0") and "earlier rule 'r0' decides" in d.message for d in c.diagnostics)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Sequence
 
 from .diagnostics import Diagnostic, error, format_value, warning
-from .model import CellForm, HitPolicy, Invariant, Table, lowest_bit
+from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
 
@@ -83,11 +83,19 @@ def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlap
     rules = table.rules
     cubes = [r.cube for r in rules]
     region = table.full_region
+    outputs = [r.then for r in rules]
     if with_needed:
-        first, needed = needed_rules(cubes, [r.then for r in rules], region, budget)
+        first, needed = needed_rules(cubes, outputs, region, budget)
     else:
         first, needed = split(cubes, region, budget=budget), frozenset()
     fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
+    never = [i for i, c in enumerate(cubes) if i not in fires and not is_empty(c)]
+    if with_needed and never:
+        # Whether a rule is needed is judged with the rules that never fire taken out, as
+        # their finding asks: otherwise two identical rules would be told "the first is
+        # redundant" and "the second is unreachable", and acting on both deletes a decision.
+        alive = [tuple(0 for _ in c) if i in never else c for i, c in enumerate(cubes)]
+        needed = needed_rules(alive, outputs, region, budget)[1]
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps(cubes, region, budget) if with_overlaps else None
     return Coverage(gaps, pairs, fires, needed, first)
@@ -111,10 +119,11 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
             if is_empty(r.cube):
                 continue
             if r.index not in cov.fires:
-                hiders = [q.index for q in rules[: r.index] if not is_empty(intersect(q.cube, r.cube))]
+                hiders = _hiders(rules, r)
                 found.append(error(
-                    "unreachable-rule", f"rule '{r.id}' can never fire: earlier rules "
-                    f"{rule_list(table, hiders)} decide every input it matches",
+                    "unreachable-rule", f"rule '{r.id}' can never fire: "
+                    f"{'earlier rule' if len(hiders) == 1 else 'earlier rules'} {rule_list(table, hiders)} "
+                    f"{'decides' if len(hiders) == 1 else 'decide'} every input it matches",
                     r.span, rules=(r.id, *(rules[h].id for h in hiders[:SHOWN_RULES])), witness=table.point(r.cube),
                     help="remove the rule, or move it above the rules that hide it"))
             elif r.index not in cov.needed:
@@ -123,6 +132,19 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
                     f"it decides the same way ('{r.then}')", r.span, rules=(r.id,),
                     help="remove the rule, or narrow the later rules if it should matter"))
     return found
+
+
+def _hiders(rules: Sequence[Rule], r: Rule) -> list[int]:
+    """The earlier rules that hide `r`: one earlier rule that covers it alone if there is
+    one (then the scan stops: n identical rules cost O(n), not O(n^2)), else every earlier
+    rule that meets it."""
+    meets = []
+    for q in rules[: r.index]:
+        if all(a & b == b for a, b in zip(q.cube, r.cube)):
+            return [q.index]
+        if not is_empty(intersect(q.cube, r.cube)):
+            meets.append(q.index)
+    return meets
 
 
 def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: int) -> list[Diagnostic]:

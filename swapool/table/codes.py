@@ -104,7 +104,7 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
          "`rule 'c' can never fire: earlier rules 'a', 'b' decide every input it matches`",
          'remove or move it up'),
     Code('redundant-rule',
-         'under hit_policy first, a rule whose removal changes no decision',
+         'under hit_policy first, a rule whose removal changes no decision (judged without the unreachable rules)',
          'warning',
          "`rule 'c' is redundant: later rules decide every input it decides the same way`",
          'remove it'),
