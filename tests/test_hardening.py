@@ -330,3 +330,12 @@ def test_the_reader_s_work_per_anchor_is_the_anchored_value_not_the_document(mon
     doc, problems = source.parse_document(families.many_anchors(4000), "t.yaml")
     assert doc is not None and not problems
     assert Counting.walked <= 10 * 4000, Counting.walked  # quadratic was ~ 4000^2 / 2 * 3
+
+
+@pytest.mark.parametrize("command", [["show"], ["explain", "--set", "i0=v0"], ["diff", "SAME"]])
+def test_a_table_past_the_analysis_budget_is_a_finding_for_every_command(write, capsys, command):
+    path = str(write(families.random_cubes(12, 8, 300)))
+    argv = [command[0], path] + [path if a == "SAME" else a for a in command[1:]]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "too irregular to analyse exactly" in err and "Traceback" not in err

@@ -11,6 +11,7 @@ from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.diagnostics import Diagnostic, Severity, visible
+from ..table.partition import BudgetExceeded
 from .render import render_json, render_text, summary_line, to_json
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -571,6 +572,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BudgetExceeded as exc:  # a table past the analysis budget: a finding, never a traceback
+        _say(f"swapool {args.command}: the table is too irregular to analyse exactly ({exc}); 'swapool validate' "
+             "reports it as analysis-budget", sys.stderr)
+        return EXIT_FINDINGS
     finally:
         try:
             sys.stdout.flush()
