@@ -144,3 +144,24 @@ def test_related_locations_are_in_json_and_valid_sarif(capsys, write):
     jsonschema.Draft4Validator(sarif_schema()).validate(log)
     (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "invariant"]
     assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == related["line"]
+
+
+def test_mutant_count_is_what_mutants_yields():
+    from swapool.table.check import check_path
+    from swapool.table.enums import EnumPolicy
+    from swapool.table.mutate import mutant_count
+
+    for path in (SHIPPED, SHIPPED.parent / "swa_backends.yaml"):
+        table = check_path(path, enums=EnumPolicy(do_import=False)).table
+        assert mutant_count(table) == sum(1 for _ in mutants(table)) > 100
+
+
+def test_a_table_with_too_many_mutants_is_refused_before_any_is_analysed(write, capsys):
+    """Replacing one value by another grows with the square of an input's values."""
+    names = ", ".join(f"v{i}" for i in range(300))
+    half = ", ".join(f"v{i}" for i in range(150))  # 150 x 150 replacements alone
+    text = (f"format: 1\ndecision: wide\nhit_policy: first\ninputs:\n  a: {{values: [{names}], wildcard: true}}\n"
+            f"output: {{values: [p, q]}}\nrules:\n  - {{id: one, when: {{a: [{half}]}}, then: p}}\n"
+            "  - {id: rest, then: q}\n")
+    assert main(["mutate", str(write(text))]) == 2
+    assert "single-point edits; one run analyses at most 20,000" in capsys.readouterr().err

@@ -313,13 +313,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_mutate(args: argparse.Namespace) -> int:
 
     from ..swa.contract import CONTRACTS
-    from ..table.mutate import run_mutations
+    from ..table.mutate import TooManyMutants, run_mutations
 
     path = _path(args.path)
     checked = _check(args, path)
     if checked.table is None or not checked.ok:
         return _refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
-    report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
+    try:
+        report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
+    except TooManyMutants as exc:
+        _say(f"swapool mutate: {exc}", sys.stderr)
+        return EXIT_USAGE
     if args.format == "json":
         print(to_json({"file": path, "mutants": report.total, "killed": report.killed,
                           "kill_rate": report.kill_rate,
