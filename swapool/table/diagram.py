@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .model import Table
-from .partition import Branch, Budget, Leaf, Node, bits, split
+from .partition import Branch, Budget, Leaf, Node, bits, postorder, split
 
 
 @dataclass(frozen=True)
@@ -54,27 +54,28 @@ class Diagram:
         """`root`: the table's first-hit DAG when the analysis built it already."""
         self.table = table
         root = root or split([r.cube for r in table.rules], table.full_region, budget=budget)
-        self.root = self._convert(root, {})
+        self.root = self._convert(root)
 
-    def _convert(self, node: Node, memo: dict[int, Any]) -> "Ask | Decision | None":
-        if id(node) in memo:
-            return memo[id(node)]
-        out: Ask | Decision | None = None
-        if isinstance(node, Leaf):
-            if node.matched:
-                rule = self.table.rules[node.matched[0]]
-                out = Decision(rule.then, rule.id)
-        else:
-            assert isinstance(node, Branch)
-            inp = self.table.inputs[node.level]
-            children = {}
-            for mask, child in node.arms:
-                target = self._convert(child, memo)
-                for i in bits(mask):
-                    children[inp.values[i]] = target
-            out = Ask(node.level, inp.name, children)
-        memo[id(node)] = out
-        return out
+    def _convert(self, root: Node) -> "Ask | Decision | None":
+        """The DAG as Ask/Decision nodes, children first, without recursion (a valid table
+        may be deeper than Python's recursion limit)."""
+        made: dict[int, Ask | Decision | None] = {}
+        for node in postorder(root):
+            out: Ask | Decision | None = None
+            if isinstance(node, Leaf):
+                if node.matched:
+                    rule = self.table.rules[node.matched[0]]
+                    out = Decision(rule.then, rule.id)
+            else:
+                assert isinstance(node, Branch)
+                inp = self.table.inputs[node.level]
+                children = {}
+                for mask, child in node.arms:
+                    for i in bits(mask):
+                        children[inp.values[i]] = made[id(child)]
+                out = Ask(node.level, inp.name, children)
+            made[id(node)] = out
+        return made[id(root)]
 
     def walk(self, read: Callable[[Ask], Any]) -> Decision | None:
         """Decide, calling `read(ask)` for each input the answer needs, in table order.

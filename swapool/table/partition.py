@@ -231,7 +231,7 @@ def needed_rules(cubes: Sequence[Cube], outputs: Sequence[str], region: Cube,
     walked: set[int] = set()  # shared, so nodes under several first hits are walked once
 
     def outputs_below(node: Node) -> frozenset[str | None]:
-        for nd in _postorder(node, walked):
+        for nd in postorder(node, walked):
             if isinstance(nd, Leaf):
                 below[id(nd)] = frozenset([outputs[nd.matched[0]] if nd.matched else None])
             else:
@@ -289,7 +289,7 @@ def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None
 def gap_regions(root: Node, region: Cube, budget: Budget) -> list[Cube]:
     """The pieces no rule matches, expanding only the paths that lead to one."""
     has_gap: dict[int, bool] = {}
-    for nd in _postorder(root):
+    for nd in postorder(root):
         if isinstance(nd, Leaf):
             has_gap[id(nd)] = not nd.matched
         else:
@@ -298,7 +298,7 @@ def gap_regions(root: Node, region: Cube, budget: Budget) -> list[Cube]:
     return [reg for reg, leaf in pieces(root, region, budget, wanted) if not leaf.matched]
 
 
-def _postorder(root: Node, done: "set[int] | None" = None) -> Iterator[Node]:
+def postorder(root: Node, done: "set[int] | None" = None) -> Iterator[Node]:
     """Children before parents, each node once (also across calls that share `done`)."""
     done = set() if done is None else done
     stack: list[tuple[Node, bool]] = [(root, False)]
