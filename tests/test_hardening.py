@@ -350,3 +350,34 @@ def test_a_valid_table_deeper_than_the_recursion_limit_is_explained_and_drawn(wr
     assert "rule:     rest" in capsys.readouterr().out
     assert main(["show", "--format", "dot", path]) == 0
     assert capsys.readouterr().out.startswith("digraph")
+
+
+class _PosesAsStr:
+    """Claims to be a str through `__class__` and equals every string."""
+
+    @property  # type: ignore[misc]
+    def __class__(self):
+        return str
+
+    def __hash__(self):
+        return hash("EAGLE")
+
+    def __eq__(self, other):
+        return True
+
+
+class _ReprRaises:
+    def __repr__(self):
+        raise RuntimeError("repr exploded")
+
+
+@pytest.mark.parametrize("fact", [_PosesAsStr(), _ReprRaises()], ids=["poses-as-str", "repr-raises"])
+def test_a_hostile_fact_object_is_refused_as_out_of_domain(fact):
+    from .test_runtime import runner
+
+    policy = load_policy(SHIPPED, import_enums=False)
+    with pytest.raises(PolicyError, match="spec_algorithm=.* is not in the domain"):
+        policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=fact, allocator_kvcache="swa")
+    with pytest.raises(PolicyError, match="spec_algorithm=.* is not in the domain"):
+        policy.resolve(runner("other", True, fact, "swa"))
+

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .diagnostics import Diagnostic, format_value, visible
+from .diagnostics import Diagnostic, describe_fact, format_value, visible
 from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
 from .model import Rule, Table, adding_hint
 from .spelling import NOFACT, speller
@@ -93,7 +93,7 @@ class Decider:
         except UnknownValue as exc:
             raise self.unknown(exc.name, facts[exc.name]) from None
         if decision is None:
-            raise PolicyError(f"{self.path}: no rule decides {facts}; the table has a gap")
+            raise PolicyError(f"{self.path}: no rule decides {describe_fact(facts)}; the table has a gap")
         return Explanation(decision, self._rules[decision.rule_id], tuple(read))
 
     def restrict(self, **fixed: Any) -> "Decider":
@@ -116,6 +116,6 @@ class Decider:
     def unknown(self, name: str, value: Any) -> PolicyError:
         inp = self.table.inputs[self.table.input_names.index(name)]
         fix = adding_hint(inp, "it")
-        return PolicyError(f"{name}={value!r} is not in the domain of policy {self.path} "
+        return PolicyError(f"{name}={describe_fact(value)} is not in the domain of policy {self.path} "
                            f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. "
                            f"{fix[0].upper()}{fix[1:]}, in {inp.imported_from or self.path}.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
@@ -118,6 +119,19 @@ def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+_FACT_REPR = reprlib.Repr()
+_FACT_REPR.maxstring = _FACT_REPR.maxother = 80
+
+
+def describe_fact(value: Any) -> str:
+    """A caller's object as an error shows it: its repr, shortened, and never an exception
+    of its own (a repr that raises is named by its type, as `reprlib` does)."""
+    try:
+        return _FACT_REPR.repr(value)
+    except Exception:  # reprlib guards the common cases; a hostile __class__ can still raise
+        return f"<{type(value).__name__} object>"
 
 
 def visible(text: str) -> str:

@@ -36,11 +36,12 @@ def spelling_lines(inp: Input, var: str = "v") -> list[str]:
     # An enum member is spelled by its name. Its metaclass says it is one: type(type(v))
     # costs ~20 ns where isinstance costs ~60 and any attribute of an enum class more. A
     # member of an enum with a metaclass of its own takes the `name` line: the same str.
+    # `type(v)`, not `v.__class__`: an object can fake the latter and pass as a str.
     return [f"if type(type({var})) is _EnumType:",
             f"    {var} = {var}._name_",
-            f"elif {var}.__class__ is not str:",
+            f"elif type({var}) is not str:",
             f"    {var} = getattr({var}, 'name', _NOFACT)",
-            f"    if {var}.__class__ is not str:",
+            f"    if type({var}) is not str:",
             f"        {var} = _NOFACT"]
 
 
