@@ -381,3 +381,14 @@ def test_a_hostile_fact_object_is_refused_as_out_of_domain(fact):
     with pytest.raises(PolicyError, match="spec_algorithm=.* is not in the domain"):
         policy.resolve(runner("other", True, fact, "swa"))
 
+
+@pytest.mark.parametrize("a, out", [("{values: [x, '-', z]}", "[p, q]"), ("{values: [x, y]}", "[p, '-']"),
+                                    ("{sets: {odd: [x, '-']}}", "[p, q]")])
+def test_the_any_cell_cannot_be_declared_as_a_value(a, out):
+    """'-' in a cell always means any value, so a value named '-' could never be chosen alone."""
+    checked = check(f"format: 1\ndecision: demo\nhit_policy: first\ninputs:\n  a: {a}\n"
+                    f"output: {{values: {out}}}\nrules:\n- {{id: r, when: {{a: '-'}}, then: p}}\n")
+    errors = [d for d in checked.diagnostics if d.severity.name == "ERROR"]
+    assert checked.table is None and errors, [str(d) for d in checked.diagnostics]
+    assert all("'-'" in d.message for d in errors), [str(d) for d in errors]
+

@@ -14,6 +14,7 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from . import schema_check
+from .cells import ANY_CELL
 from .diagnostics import Diagnostic, did_you_mean, error, suggest
 from .source import Document
 
@@ -153,6 +154,8 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         return found(f"{where}: expected {_show(expected)}, got {_show(got)}")
     if keyword == "enum":
         return found(f"{where}: expected one of {', '.join(map(str, expected))}, got {_show(got)}")
+    if keyword == "not" and got == ANY_CELL:
+        return found(f"{where}: a value cannot be named '-': a cell reads '-' as any value", want="a value name")
     if keyword in ("minItems", "minProperties", "minLength"):
         return found(f"{where}: must not be empty", want=f"{keyword} {expected}")
     return found(f"{where}: {err.message}")

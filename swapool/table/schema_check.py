@@ -383,6 +383,13 @@ def validate_https___swapool_invalid_schemas_swa_policy_schema_json__definitions
         for data_x, data_item in enumerate(data):
             if not isinstance(data_item, str):
                 raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must be string')
+            try:
+                if not (isinstance(data_item, str) and data_item == '-'):
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must be same as const definition: -')
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                pass
+            else:
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must NOT match a disallowed definition')
             if isinstance(data_item, str):
                 data_item_len = len(data_item)
                 if data_item_len < 1:
