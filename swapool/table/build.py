@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .cells import make_cell, matched, read_cell
-from .diagnostics import Diagnostic, did_you_mean, error, format_value
+from .diagnostics import Diagnostic, Suggestions, error, format_value
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
 
@@ -37,6 +37,7 @@ class _TableBuilder:
         self.doc = doc
         self.imported = imported
         self.diagnostics: list[Diagnostic] = []
+        self.did_you_mean = Suggestions().did_you_mean
 
     def fail(self, code: str, message: str, path: tuple, help: str | None = None) -> None:
         self.diagnostics.append(error(code, message, self.doc.span(path), help=help))
@@ -129,7 +130,7 @@ class _TableBuilder:
                 "unknown-set", f"'{set_name}' is not a value set of input '{inp.name}' "
                 + (f"(its sets: {', '.join(declared)})" if declared else "(it declares no sets)"),
                 self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name, keyword=inp.name,
-                help=did_you_mean(set_name, declared) or (None if declared else
+                help=self.did_you_mean(set_name, declared) or (None if declared else
                                                           f"declare it under inputs: {inp.name}: sets:")))
         return mask
 
@@ -140,7 +141,7 @@ class _TableBuilder:
         elif inp.is_bool:
             hint = "this input has type bool: write true or false"
         else:
-            hint = did_you_mean(v, inp.values)
+            hint = self.did_you_mean(v, inp.values)
         self.diagnostics.append(error(
             "unknown-value", f"{format_value(v)!r} is not a value of input '{inp.name}' "
             f"(expected one of: {_listed(inp.values)})", (doc or self.doc).span(path), help=hint,
@@ -193,13 +194,13 @@ class _TableBuilder:
             known = list(self.by_name) + ([OUTPUT] if allow_output else [])
             self.diagnostics.append(error(
                 "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
-                self.doc.key_span(path + (name,)), help=did_you_mean(name, known), expected=known, got=name))
+                self.doc.key_span(path + (name,)), help=self.did_you_mean(name, known), expected=known, got=name))
         return inp
 
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
             self.fail("unknown-value", f"'{value}' is not an output value (expected one of: "
-                      f"{', '.join(self.output.values)})", path, help=did_you_mean(value, self.output.values))
+                      f"{', '.join(self.output.values)})", path, help=self.did_you_mean(value, self.output.values))
 
     def rule(self, index: int, raw: Mapping[str, Any]) -> Rule:
         path = ("rules", index)

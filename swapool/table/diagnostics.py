@@ -111,6 +111,27 @@ def did_you_mean(word: Any, choices: Any) -> str | None:
     return f"did you mean '{near}'?" if near is not None else None
 
 
+class Suggestions:
+    """did-you-mean for one check, on a budget: difflib compares a word with each choice
+    (~40 us each), so a table with many misspelt values over a wide domain would otherwise
+    cost misspellings x domain. Past `budget` comparisons a finding simply has no
+    suggestion; a word asked again among the same choices is answered from memory."""
+
+    def __init__(self, budget: int = 10_000):
+        self.left = budget
+        self._seen: dict[tuple[Any, tuple], str | None] = {}
+
+    def did_you_mean(self, word: Any, choices: Any) -> str | None:
+        choices = tuple(choices)
+        key = (word, choices)
+        if key not in self._seen:
+            if len(choices) > self.left:
+                return None
+            self.left -= len(choices)
+            self._seen[key] = did_you_mean(word, choices)
+        return self._seen[key]
+
+
 def format_witness(witness: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in witness.items())
 

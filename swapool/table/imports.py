@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from .diagnostics import Diagnostic, Span, did_you_mean, error
+from .diagnostics import Diagnostic, Span, Suggestions, error
 from .schema import check_schema
 from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
 
@@ -50,6 +50,7 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     read: dict[str, Document | None] = {}  # by real path
     files: list[tuple[str, str]] = []
     budget = [MAX_BYTES]
+    did_you_mean = Suggestions().did_you_mean
     for name, file in wanted.items():
         at = doc.span(("inputs", name, "from"))
         if folder is None:

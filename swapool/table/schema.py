@@ -57,7 +57,12 @@ def check_schema(doc: Document) -> list[Diagnostic]:
     except schema_check.SchemaMismatch:
         pass
     errors = list(_validator().iter_errors(doc.data))
-    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in errors if not _explained_by_a_typo(e, errors)))
+    typos: dict[tuple, set[str]] = {}  # per place, the allowed keys an unknown key there is a typo of
+    for e in errors:
+        typo = _typo(e)
+        if typo is not None:
+            typos.setdefault(tuple(e.absolute_path), set()).add(typo[1])
+    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in errors if not _explained_by_a_typo(e, typos)))
 
 
 def _typo(err: "jsonschema.ValidationError") -> tuple[str, str] | None:
@@ -74,15 +79,14 @@ def _typo(err: "jsonschema.ValidationError") -> tuple[str, str] | None:
     return None
 
 
-def _explained_by_a_typo(err: "jsonschema.ValidationError", errors: list) -> bool:
+def _explained_by_a_typo(err: "jsonschema.ValidationError", typos: dict[tuple, set[str]]) -> bool:
     """A missing required key that an unknown key at the same place is a typo of: one
     mistake, reported once (as the unknown key, with the suggestion)."""
     required: Any = err.validator_value
     if err.validator != "required" or not isinstance(err.instance, dict):
         return False
     missing = [k for k in required if k not in err.instance]
-    typos = [_typo(e) for e in errors if tuple(e.absolute_path) == tuple(err.absolute_path)]
-    return bool(missing) and all(any(t and t[1] == k for t in typos) for k in missing)
+    return bool(missing) and set(missing) <= typos.get(tuple(err.absolute_path), set())
 
 
 def _where(doc: Document, path: tuple) -> str:
