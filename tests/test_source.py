@@ -1,5 +1,7 @@
 """Strict, safe YAML loading: every rejection names its line and column."""
 
+import pytest
+
 from swapool.table.check import check_path
 from swapool.table.source import MAX_BYTES, parse_document
 
@@ -186,3 +188,69 @@ def test_nesting_past_the_limit_is_refused_before_python_recursion():
     d = diag("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n")
     assert d.code == "yaml-syntax" and f"{MAX_DEPTH} levels" in d.message
     assert parse_document("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n", "t.yaml")[1] == []
+
+
+# One dialect whatever the PyYAML build: libyaml's parser and PyYAML's pure-Python one
+# disagree on a few constructs; swapool refuses those with either, so a table's verdict and
+# data never depend on which parser the machine has.
+
+import swapool.table.source as source_module
+
+from .helpers import SHIPPED
+
+PARSERS = [getattr(yaml, "CSafeLoader", None), yaml.SafeLoader]
+needs_libyaml = pytest.mark.skipif(PARSERS[0] is None, reason="PyYAML here has no libyaml: one parser only")
+
+
+def read_with(loader, text):
+    saved = source_module._LOADER
+    source_module._LOADER = loader
+    try:
+        doc, found = parse_document(text, "t.yaml")
+    finally:
+        source_module._LOADER = saved
+    return (doc.data, ()) if doc is not None else (None, tuple((d.code, d.span.line, d.span.column) for d in found))
+
+
+DISAGREEING = {
+    "tab-between-tokens": "a: {b: c,\tc: d}\n",
+    "tab-in-a-plain-value": "a: [tr\tue]\n",
+    "question-mark-in-a-flow-value": "a: {b: is it?}\n",
+    "colon-in-a-flow-value": "a: [sw:a, b]\n",
+    "no-space-after-a-flow-colon": "a: {b:{c: d}}\n",
+    "inner-byte-order-mark": "a: 1\n\ufeffb: 2\n",
+    "comment-right-after-a-block-indicator": "a: |# note\n  text\n",
+    "empty-non-specific-tag": "a: !\nb: c\n",
+}
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", DISAGREEING.values(), ids=DISAGREEING.keys())
+def test_what_the_two_parsers_disagree_on_reads_the_same_with_both(text):
+    (data, found), (pure_data, pure_found) = read_with(PARSERS[0], text), read_with(PARSERS[1], text)
+    assert data == pure_data and [f[:2] for f in found] == [f[:2] for f in pure_found]  # where a parser
+    # refuses on its own, its column can differ
+
+
+@pytest.mark.parametrize("text", DISAGREEING.values(), ids=DISAGREEING.keys())
+@pytest.mark.parametrize("loader", [p for p in PARSERS if p is not None], ids=lambda p: p.__name__)
+def test_each_disagreement_is_a_located_refusal_or_one_reading(loader, text):
+    data, found = read_with(loader, text)
+    assert found or data == {"a": "", "b": "c"}, (data, found)
+    assert all(code == "yaml-syntax" for code, _, _ in found)
+
+
+MUTATIONS = list(" \t\n:-?[]{},#&*!|>'\"%\\.0az\x01\x85\u2028\ufeff")
+
+
+@needs_libyaml
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["swa.yaml", "swa_backends.yaml"]),
+       st.lists(st.tuples(st.floats(0, 1), st.sampled_from(MUTATIONS + ["DEL"])), min_size=1, max_size=3))
+def test_the_two_parsers_agree_on_mutated_shipped_tables(name, edits):
+    text = (SHIPPED.parent / name).read_text()
+    for where_, what in edits:
+        i = int(where_ * len(text))
+        text = text[:i] + text[i + 1:] if what == "DEL" else text[:i] + what + text[i:]
+    with_libyaml, pure = read_with(PARSERS[0], text)[0], read_with(PARSERS[1], text)[0]
+    assert with_libyaml == pure, text

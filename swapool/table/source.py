@@ -30,6 +30,11 @@ MAX_DEPTH = 64
 #: libyaml's parser when PyYAML was built with it (about 10x faster); the same events and marks.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+#: What libyaml and PyYAML's pure-Python parser read differently, refused with either so
+#: that a table means the same whatever the PyYAML build: tabs, and a byte-order mark
+#: past the first character (the decoder drops that one). The reader refuses the rest.
+_TIGHT_COLON = frozenset(":" + c for c in ",[]{}")
+
 _YAML = "tag:yaml.org,2002:"
 #: The longest number a table may write: int and float construction costs more than linear time.
 MAX_NUMBER_CHARS = 64
@@ -136,9 +141,17 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         return None, [error("io", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
                             Span(file, line, column))]
     where = _Lines(file, text)
-    loader = _LOADER(text)
+    if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
+        at = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
+        tab = text[at] == "\t"
+        return None, [error("yaml-syntax", "a tab character" if tab else "a byte-order mark (U+FEFF) inside the text",
+                            where.at(at),
+                            help="swapool's YAML has no tabs (YAML parsers disagree about them); use spaces, and "
+                                 "write \\t in a double-quoted string" if tab else "remove it")]
+    loader = None
     reader = _Reader(where, max(MAX_NODES, len(text)))
     try:
+        loader = _LOADER(text)  # PyYAML's own reader checks the characters here
         found = reader.read(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -158,7 +171,8 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
     except _Reject as rej:
         return None, [rej.diagnostic]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if not found:
         return None, [error("schema", "the file holds no YAML document; expected a table mapping",
                             Span(file, 1, 1))]
@@ -168,6 +182,8 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
 def _syntax_help(problem: str, at: str) -> str | None:
     if at == "\t" or "'\\t'" in problem:
         return "YAML indentation must use spaces, not tabs"
+    if "found unexpected ':'" in problem:
+        return "quote a value that holds ':', and write ': ' (a colon and a space) after a key"
     if "sequence entries are not allowed" in problem:
         return "a bare '-' is a list marker in block style; quote it ('-') for the 'any value' cell"
     return None
@@ -200,10 +216,11 @@ class _Lines:
 class _Open:
     """A sequence or mapping whose end event has not come yet."""
 
-    __slots__ = ("value", "path", "mark", "key", "height", "anchor")
+    __slots__ = ("value", "path", "mark", "key", "height", "anchor", "flow")
 
-    def __init__(self, value: Any, path: Path_, mark: Any):
+    def __init__(self, value: Any, path: Path_, mark: Any, flow: bool = False):
         self.value = value
+        self.flow = flow  # written in [...] or {...}
         self.path = path
         self.mark = mark
         self.key: Any = _NO_KEY  # a mapping's key whose value comes next
@@ -254,6 +271,10 @@ class _Reader:
     def read(self, loader: Any) -> bool:
         """Read the one document; False when the stream holds none."""
         get_event, resolve = loader.get_event, loader.resolve
+        text = self.lines.text
+        # the rarer dialect checks cost a value's end mark: only a text with a '?' or a
+        # ':' right before a flow indicator needs them
+        odd = "?" in text or any(pair in text for pair in _TIGHT_COLON)
         marks, key_marks = self.marks, self.key_marks
         anchors: dict[str, Any] = {}
         stack: list[_Open] = []
@@ -274,13 +295,19 @@ class _Reader:
                 if len(stack) > MAX_DEPTH:
                     self.too_deep(mark)
                 value = event.value
+                top = stack[-1]
+                if event.style:
+                    if event.style in "|>":
+                        self.block_header(mark)
+                elif top.flow and (":" in value or (odd and ("?" in value or text[
+                        event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON))):
+                    self.flow_plain(value, mark, event.end_mark)
                 if event.implicit[0]:
                     tag = plain_tags.get(value)
                     if tag is None:
                         tag = plain_tags[value] = resolve(ScalarNode, value, event.implicit)
                     if tag != _STR:
                         value = self.scalar(tag, value, mark, event.end_mark)
-                top = stack[-1]
                 if not top.height:
                     top.height = 1
                 container = top.value
@@ -316,7 +343,15 @@ class _Reader:
                 tag = event.tag
                 if kind is ScalarEvent:
                     value = event.value
-                    if tag is None or tag == "!":
+                    if event.style:
+                        if event.style in "|>":
+                            self.block_header(mark)
+                    elif top is not None and top.flow and (":" in value or (odd and ("?" in value or text[
+                            event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON))):
+                        self.flow_plain(value, mark, event.end_mark)
+                    if tag == "!":  # the non-specific tag: a string, whatever the parser's implicit flags
+                        tag = _STR
+                    elif tag is None:
                         tag = resolve(ScalarNode, value, event.implicit)
                     if tag != _STR:
                         value = self.scalar(tag, value, mark, event.end_mark)
@@ -329,7 +364,8 @@ class _Reader:
                     tag = resolve(node_kind, None, event.implicit)
                 if tag != (_SEQ if node_kind is SequenceNode else _MAP):
                     self.refuse_tag(tag, mark, "a list" if node_kind is SequenceNode else "a mapping")
-                opened = _Open([] if node_kind is SequenceNode else {}, path, mark)
+                opened = _Open([] if node_kind is SequenceNode else {}, path, mark,
+                               bool(event.flow_style) or (top is not None and top.flow))
                 if anchor is not None:
                     opened.anchor = (anchor, nodes, len(marks), len(self.key_marks))
                 stack.append(opened)
@@ -365,6 +401,25 @@ class _Reader:
                 document = event.start_mark
             elif kind is StreamEndEvent:
                 return document is not None
+
+    def flow_plain(self, value: str, mark: Any, end: Any) -> None:
+        """An unquoted value inside [...] or {...} holding '?' or ':', or a key with no
+        space after its ':': libyaml and PyYAML's pure-Python parser split these differently."""
+        if "?" not in value and ":" not in value:
+            raise _Reject(error("yaml-syntax", "no space after the ':' inside [...] or {...}", self.span(end),
+                                help="write ': ' (a colon and a space)"))
+        raise _Reject(error("yaml-syntax", f"an unquoted value holding '{'?' if '?' in value else ':'}' inside "
+                            "[...] or {...}", self.span(mark), help=f"quote it: '{value}'"))
+
+    def block_header(self, mark: Any) -> None:
+        """A '|' or '>' header with a comment and no space before it: PyYAML's pure-Python
+        parser refuses it, libyaml reads it."""
+        text, i = self.lines.text, mark.index + 1
+        while i < len(text) and text[i] in "+-0123456789":
+            i += 1
+        if text[i:i + 1] == "#":
+            raise _Reject(error("yaml-syntax", "a comment right after a block scalar's '|' or '>'",
+                                self.span(mark), help="put a space before the '#'"))
 
     def claim(self, anchors: dict[str, Any], anchor: str, mark: Any) -> None:
         if anchor in anchors:
