@@ -142,10 +142,10 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
                             Span(file, line, column))]
     where = _Lines(file, text)
     if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
-        at = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
-        tab = text[at] == "\t"
+        first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
+        tab = text[first] == "\t"
         return None, [error("yaml-syntax", "a tab character" if tab else "a byte-order mark (U+FEFF) inside the text",
-                            where.at(at),
+                            where.at(first),
                             help="swapool's YAML has no tabs (YAML parsers disagree about them); use spaces, and "
                                  "write \\t in a double-quoted string" if tab else "remove it")]
     loader = None
