@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Sequence
 
-from .diagnostics import Diagnostic, error, format_value, warning
+from .diagnostics import Diagnostic, error, format_value, note, warning
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
@@ -321,7 +321,7 @@ def lint_cells(table: Table) -> list[Diagnostic]:
             values += f" and {len(left_out) - SHOWN_VALUES:,} more"
         absorbers = [r.index for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
-        report = warning if inp.wildcard else error
+        report = note if inp.wildcard else error  # wildcard: true is the author opting in
         found.append(report(
             "unnamed-value", f"no rule names {values} of input '{inp.name}'; "
             + (f"only wildcards in {rule_list(table, absorbers)} decide it" if absorbers

@@ -130,7 +130,7 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
          'write `-`'),
     Code('unnamed-value',
          "an enumeration value that no rule names, decided only through '-' or 'not' cells",
-         'error (warning with `wildcard: true`); `values` inputs only, a bool cannot grow',
+         'error (a note with `wildcard: true`, the author\'s opt-in); `values` inputs only, a bool cannot grow',
          "`no rule names PARD of input 'spec_algorithm'; only wildcards in ... decide it`",
          'name the value in the rule that should decide it'),
     Code('unused-input',
