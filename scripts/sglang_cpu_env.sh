@@ -36,5 +36,7 @@ python -m pip install -q --no-deps uvicorn==0.55.0 fastapi==0.165.0 uvloop==0.23
 site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 printf '%s\nimport sglang_cpu_site\n' "$PWD/tests/sglang_cpu" > "$site/swapool_sglang_cpu.pth"
 python scripts/sglang_probe.py
+# sglang's enum imports here, so this checks the tables' drift from it: strictly
+swapool validate --strict policies/
 # Here the real-engine tests must run: a failing sglang import is a failure, not a skip.
 SWAPOOL_REQUIRE_SGLANG=1 python -m pytest -q tests/test_sglang.py tests/test_sglang_plugin.py tests/test_sglang_server.py

@@ -208,3 +208,13 @@ def test_an_input_only_one_table_has_is_left_out_where_no_rule_reads_it(capsys):
     code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=xpu", "--new-set", "active_swa_layers=false")
     assert code == 1 and "active_pool=swa: active (active-pool-is-swa) -> none (active-pool-without-swa-layers)" \
         in out.out
+
+
+@pytest.mark.parametrize("where", ["values", "sets"])
+def test_a_value_that_is_not_a_member_is_reported_where_it_is_written(engine_enum, where):
+    text = bound_table(engine_enum("x y"))
+    if where == "sets":
+        text = text.replace("a: {values: [x, y, z],", "a: {sets: {xy: [x, y], more: [y,\n      z]},")
+    d = only(run_check(text), "enum-extra-value")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "z]" in ln)
+    assert (d.span.line, d.span.column) == (line, text.splitlines()[line - 1].index("z]") + 1)

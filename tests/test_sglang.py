@@ -498,3 +498,23 @@ def test_frozen_kv_mtp_triton_draft_caches_a_pool_check_its_target_view_does_not
     result, _ = probe("frozen_view")
     assert result == {"at_construction": {"pool_is_swa": False, "use_sliding_window_kv_pool": False},
                       "in_target_view": {"pool_is_swa": True, "use_sliding_window_kv_pool": False}}
+
+
+def test_validate_strict_passes_on_the_shipped_tables_and_catches_a_misspelt_member(tmp_path, capsys):
+    """With the real enum imported (no `enum-import` note), the shipped tables hold every
+    member and nothing else; a misspelt name appended to a list fails --strict at its own
+    line:col, in both tables that read the list."""
+    real_sglang()
+    from swapool.cli import main
+
+    from .helpers import add_algorithms
+
+    assert main(["validate", "--strict", str(SHIPPED.parent)]) == 0, capsys.readouterr().out
+    assert "enum-import" not in capsys.readouterr().out
+    folder = add_algorithms(tmp_path, owner="EAGEL")
+    assert main(["validate", "--strict", str(folder)]) == 1
+    out = capsys.readouterr().out
+    line = next(i for i, ln in enumerate((folder / "swa.yaml").read_text().splitlines(), 1) if "EAGEL" in ln)
+    column = (folder / "swa.yaml").read_text().splitlines()[line - 1].index("EAGEL") + 1
+    where = f"{folder / 'swa.yaml'}:{line}:{column}: warning[enum-extra-value]: value EAGEL"
+    assert out.count(where) == 2, out

@@ -98,10 +98,16 @@ class _TableBuilder:
         if "values" in spec:
             values = tuple(spec["values"])
             self.check_unique(values, path + ("values",), f"input '{name}'", origin)
+            written = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
         else:  # the sets' members, in the order they are first listed
-            values = tuple(dict.fromkeys(v for members in sets.values() for v in members))
+            written = {}
+            for set_name, members in sets.items():
+                for i, v in enumerate(members):
+                    written.setdefault(v, path + ("sets", set_name, i))
+            values = tuple(written)
         inp = Input(name, values, False, self.doc.key_span(path), spec.get("description"), spec.get("enum"),
-                    bool(spec.get("wildcard", False)), imported_from=source)
+                    bool(spec.get("wildcard", False)), imported_from=source,
+                    value_spans=tuple(origin.span(written[v]) for v in values))
         masks = []
         for set_name, members in sets.items():
             at = path + ("sets", set_name)

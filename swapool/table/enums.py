@@ -141,9 +141,9 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
                                f"{inp.enum} has member {name}, which is not a value of input '{inp.name}': "
                                "no rule decides it", inp.span,
                                help=adding_hint(inp, name)))
-    for v in inp.values:
+    for i, v in enumerate(inp.values):
         if v not in members:
             found.append(warning("enum-extra-value", f"value {format_value(v)} of input '{inp.name}' is not a "
-                                 f"member of {inp.enum}", inp.span,
+                                 f"member of {inp.enum}", inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
                                  help="remove the value, or check the binding names the right enum"))
     return found

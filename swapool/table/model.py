@@ -45,6 +45,8 @@ class Input:
     wildcard: bool = False
     sets: tuple[tuple[str, int], ...] = ()  # named value sets: name -> mask, in declared order
     imported_from: str | None = None        # the table file the values were taken from
+    #: where each value is first written (in `imported_from` for an imported input)
+    value_spans: tuple[Span, ...] = dataclasses.field(default=(), compare=False, repr=False)
 
     @property
     def full(self) -> int:
