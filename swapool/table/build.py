@@ -98,7 +98,7 @@ class _TableBuilder:
         if "values" in spec:
             values = tuple(spec["values"])
             self.check_unique(values, path + ("values",), f"input '{name}'", origin)
-            written = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
+            written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
         else:  # the sets' members, in the order they are first listed
             written = {}
             for set_name, members in sets.items():
