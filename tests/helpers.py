@@ -105,6 +105,32 @@ def algorithms() -> list[str]:
     return list(dict.fromkeys(a for names in algorithm_sets().values() for a in names))
 
 
+def written_in_places_rules(folder=None) -> set[str]:
+    """The algorithms the places table's rules name (sglang's code asks is_frozen_kv_mtp()),
+    read from the table, never restated."""
+    from swapool.table.cells import read_cell
+
+    data = yaml.safe_load(((folder or SHIPPED.parent) / "swa_backends.yaml").read_text())
+    named: set[str] = set()
+    for rule in data["rules"]:
+        cell = rule.get("when", {}).get("spec_algorithm", "-")
+        if not (isinstance(cell, dict) and "in" in cell):  # a set of swa.yaml's names nothing new
+            named.update(read_cell(cell)[1])
+    return named
+
+
+def diverging_algorithms(diff_output: str) -> set[str]:
+    """The spec_algorithm values in the regions a `swapool diff` reports as decided differently."""
+    import re
+
+    found: set[str] = set()
+    for line in diff_output.splitlines():
+        m = re.search(r"spec_algorithm(?:=(\w+)| in \[([^\]]*)\])", line)
+        if m and "->" in line:
+            found.update([m.group(1)] if m.group(1) else m.group(2).split(", "))
+    return found
+
+
 def add_algorithms(folder, *, owner: str | None = None, reader: str | None = None):
     """A copy of policies/ in `folder` after the one edit the README describes: each name
     appended, in the text of swa.yaml, to the list it belongs to (unless it is there

@@ -29,3 +29,17 @@ def test_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert "python -m pytest -q" in ci
     assert "python -m pytest -q" in (ROOT / "README.md").read_text()
+
+
+def test_the_readme_explain_example_is_what_the_command_prints(capsys, monkeypatch):
+    from swapool.cli import main
+
+    readme = (ROOT / "README.md").read_text()
+    command = "$ swapool explain --set active_pool=other --set is_draft_worker=true --set spec_algorithm=EAGLE\n"
+    shown = readme.split(command, 1)[1].split("```", 1)[0].splitlines()
+    monkeypatch.chdir(ROOT)  # the README's paths are relative to the checkout
+    assert main(command.split()[2:]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(shown) == len(printed) == 3
+    for line, out in zip(shown, printed):
+        assert out.startswith(line[:-3]) if line.endswith("...") else out == line

@@ -11,7 +11,7 @@ from swapool.table.check import check_bytes
 from swapool.table.enums import EnumPolicy
 
 from .helpers import (NO_SUCH_VALUE, SHIPPED, algorithm_sets, dump, mini, only, reverted_eagle_fix, shipped_data,
-                      without_frozen_fallback)
+                      without_frozen_fallback, diverging_algorithms, written_in_places_rules)
 
 
 @pytest.fixture
@@ -202,7 +202,10 @@ def test_an_input_only_one_table_has_is_left_out_where_no_rule_reads_it(capsys):
     """The table of places has active_swa_layers; trtllm_mha's rules never read it, xpu's do."""
     places = str(SHIPPED.parent / "swa_backends.yaml")
     code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=trtllm_mha")
-    assert code == 0 and out.out.strip().endswith("equivalent")
+    assert "active_swa_layers" not in out.out + out.err
+    # what is decided differently is data: the frozen-KV readers sglang's code does not know
+    missed = set(algorithm_sets()["reads_target_kv"]) - written_in_places_rules()
+    assert diverging_algorithms(out.out) == missed and code == (1 if missed else 0), out.out
     code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=xpu")
     assert code == 2 and "(--new-set active_swa_layers=VALUE)" in out.err
     code, out = diff(capsys, SHIPPED, places, "--new-set", "backend=xpu", "--new-set", "active_swa_layers=false")

@@ -198,14 +198,14 @@ def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
         load_policy()
 
 
-def test_strict_counts_warnings_that_quiet_hides(write, capsys):
+def test_quiet_strict_shows_the_warnings_that_fail_it(write, capsys):
     warned = mini("- {id: r, when: {a: [x, y, z]}, then: p}\n")  # full-domain-cell and unused-input warnings
     path = str(write(warned))
-    assert main(["validate", path]) == 0
-    capsys.readouterr()
+    assert main(["validate", "-q", path]) == 0
+    assert capsys.readouterr().out == ""
     assert main(["validate", "--strict", "-q", path]) == 1
     out = capsys.readouterr().out
-    assert "warning[" not in out and "valid (" not in out
+    assert "warning[full-domain-cell]" in out and "warning[unused-input]" in out and "failed (--strict" in out
 
 
 def test_show_exit_codes_follow_the_readme(write, capsys, tmp_path):
@@ -430,3 +430,13 @@ def test_did_you_mean_works_on_a_budget_per_check(monkeypatch):
     compared[0] = 0
     checked = check(families.misspelt_values(300, 1))
     assert compared[0] == 1 and all(d.help == "did you mean 'value0'?" for d in checked.diagnostics)
+
+
+def test_a_misspelt_fact_is_named_as_such_before_the_advice_to_add_it():
+    policy = load_policy(SHIPPED, import_enums=False)
+    facts = dict(active_pool="other", is_draft_worker=True, allocator_kvcache="swa")
+    with pytest.raises(PolicyError, match="Did you mean 'EAGLE'[?] If it is a new value: append it"):
+        policy.decide(spec_algorithm="EAGEL", **facts)
+    with pytest.raises(PolicyError) as refused:
+        policy.decide(spec_algorithm="MEDUSA", **facts)
+    assert "Did you mean" not in str(refused.value) and "Append it to" in str(refused.value)

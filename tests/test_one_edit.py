@@ -9,7 +9,9 @@ import pytest
 from swapool.cli import main
 from swapool.table.check import check_path
 
-from .helpers import add_algorithms
+import yaml
+
+from .helpers import add_algorithms, algorithm_sets, diverging_algorithms, written_in_places_rules
 
 FACTS = ["--set", "active_pool=other", "--set", "is_draft_worker=true", "--set", "allocator_kvcache=swa"]
 
@@ -41,10 +43,11 @@ def test_the_places_table_follows_without_an_edit(edited, capsys):
     # sglang's own code asks is_frozen_kv_mtp(): the divergence report shows the new reader
     code, out = run(capsys, "diff", str(edited / "swa.yaml"), str(edited / "swa_backends.yaml"),
                     "--new-set", "backend=flashinfer")
-    assert code == 1
-    assert ("spec_algorithm=SUFFIX_MTP, allocator_kvcache=swa: allocator (frozen-kv-draft-reads-target-swa) "
-            "-> none (draft-owns-its-kv)") in out
-    assert "PARD" not in out
+    missed = set(algorithm_sets(yaml.safe_load((edited / "swa.yaml").read_text()))["reads_target_kv"]) \
+        - written_in_places_rules(edited)
+    assert "SUFFIX_MTP" in missed and diverging_algorithms(out) == missed and code == 1, out
+    assert all("allocator (frozen-kv-draft-reads-target-swa) -> none (draft-owns-its-kv)" in line
+               for line in out.splitlines() if "->" in line and "spec_algorithm" in line), out
 
 
 def test_mutation_testing_still_kills_every_mutant(edited, capsys):

@@ -194,3 +194,8 @@ def test_a_typo_of_a_required_key_is_one_finding_with_a_suggestion_naming_the_ru
     (d,) = check(text).diagnostics
     assert d.message == "unknown key 'than' in rule 'ry'; expected one of: id, when, then, why"
     assert d.help == "did you mean 'then'?" and d.span.line == line_of(text, "than")
+
+
+def test_a_misspelt_keyword_value_gets_a_suggestion():
+    d = only(check(mini("- {id: r, when: {a: '-'}, then: p}", hit_policy="uniqe")), "schema")
+    assert (d.keyword, d.got, d.help) == ("enum", "uniqe", "did you mean 'unique'?")
