@@ -138,7 +138,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK
-    shown = [d for d in diagnostics if d.is_error] if args.quiet else diagnostics
+    fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
+    shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
     summary = None if args.quiet and code == EXIT_OK else summary_line(diagnostics, len(paths), strict=args.strict)
     text = _render(args.format, paths, shown, _use_color(args.color, sys.stdout), summary)
     if text:
@@ -440,7 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default: {DEFAULT_TABLE})")
     v.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     v.add_argument("--strict", action="store_true", help="warnings fail the check too")
-    v.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    v.add_argument("-q", "--quiet", action="store_true",
+                   help="print only what fails the check (errors; with --strict, warnings too); silent on success")
     v.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour text output (auto: on a terminal unless NO_COLOR is set)")
     v.set_defaults(func=cmd_validate)

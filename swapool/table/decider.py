@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .diagnostics import Diagnostic, describe_fact, format_value, visible
+from .diagnostics import Diagnostic, describe_fact, did_you_mean, format_value, visible
 from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
 from .model import Rule, Table, adding_hint
 from .spelling import NOFACT, speller
@@ -114,8 +114,17 @@ class Decider:
         return ", ".join(format_value(v) for v in inp.values)
 
     def unknown(self, name: str, value: Any) -> PolicyError:
+        """A fact outside the domain: a likely misspelling is named first; otherwise how a new
+        value is added."""
         inp = self.table.inputs[self.table.input_names.index(name)]
+        try:  # a caller's object: its `name` may be anything, or raise
+            spelled = value if type(value) is str else getattr(value, "name", None)
+        except Exception:
+            spelled = None
+        near = did_you_mean(spelled, inp.values) if type(spelled) is str else None
         fix = adding_hint(inp, "it")
+        advice = (f"{near[0].upper()}{near[1:]} If it is a new value: {fix}" if near
+                  else f"{fix[0].upper()}{fix[1:]}")
         return PolicyError(f"{name}={describe_fact(value)} is not in the domain of policy {self.path} "
                            f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. "
-                           f"{fix[0].upper()}{fix[1:]}, in {inp.imported_from or self.path}.")
+                           f"{advice}, in {inp.imported_from or self.path}.")

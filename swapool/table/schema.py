@@ -157,7 +157,8 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
     if keyword == "const":
         return found(f"{where}: expected {_show(expected)}, got {_show(got)}")
     if keyword == "enum":
-        return found(f"{where}: expected one of {', '.join(map(str, expected))}, got {_show(got)}")
+        return error("schema", f"{where}: expected one of {', '.join(map(str, expected))}, got {_show(got)}", span,
+                     expected=expected, got=got, keyword=keyword, help=did_you_mean(got, expected))
     if keyword == "not" and got == ANY_CELL:
         return found(f"{where}: a value cannot be named '-': a cell reads '-' as any value", want="a value name")
     if keyword in ("minItems", "minProperties", "minLength"):
