@@ -189,6 +189,10 @@ def test_codes_explains_one_code_from_the_catalogue(capsys):
     assert main(["codes", "unsafe-pool"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("unsafe-pool (error)") and CATALOGUE["unsafe-pool"].fix in out
+    flat = " ".join(out.split())  # wrapped to 88 columns
+    assert all(f"{label}: {text}" in flat for label, text in (("what", CATALOGUE["unsafe-pool"].summary),
+                                                             ("why", CATALOGUE["unsafe-pool"].why)))
+    assert all(c.why for c in CATALOGUE.values())  # every code says why it matters
     assert main(["codes", "--format", "json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == len(CATALOGUE)
     assert main(["codes", "gapp"]) == 2 and "did you mean 'gap'" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from .._version import __version__
 from ..table.diagnostics import Diagnostic, Severity, visible
 from ..table.partition import BudgetExceeded
 from .render import render_json, render_text, summary_line, to_json
+from .snippets import Sources
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DEFAULT_TABLE = "policies/swa.yaml"
@@ -95,15 +96,16 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 
 def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool,
             summary: str | None = None) -> str:
+    sources = Sources()  # the files' text, for the source lines and the spans' ends
     if fmt == "json":
-        return render_json(files, diagnostics)
+        return render_json(files, diagnostics, sources)
     if fmt == "sarif":
         from .sarif import render_sarif
-        return render_sarif(diagnostics)
+        return render_sarif(diagnostics, sources)
     if fmt == "github":
         from .sarif import render_github
-        return render_github(diagnostics)
-    body = [render_text(d, color=color) for d in diagnostics]
+        return render_github(diagnostics, sources)
+    body = [render_text(d, color=color, sources=sources) for d in diagnostics]
     return "\n".join(body + ([summary] if summary else []))
 
 
@@ -375,8 +377,12 @@ def cmd_codes(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(to_json([dataclasses.asdict(c) for c in chosen], indent=2))
     elif args.code:
+        import textwrap
+
         c = chosen[0]
-        print(f"{c.name} ({c.severity})\n  {c.summary}\n  example: {c.example}\n  fix:     {c.fix}")
+        print(f"{c.name} ({c.severity})\n")
+        for label, text in (("what", c.summary), ("why", c.why), ("example", c.example), ("fix", c.fix)):
+            print(textwrap.fill(text, 88, initial_indent=f"  {label + ':':<9}", subsequent_indent=" " * 11))
     else:
         width = max(map(len, CATALOGUE))
         for c in chosen:

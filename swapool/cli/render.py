@@ -6,17 +6,25 @@ import math
 from typing import Any, Sequence
 
 from ..table.diagnostics import Diagnostic, Severity
+from .snippets import Sources, snippet
 
 _TINT = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.NOTE: "\x1b[1;36m"}
 
 
-def render_text(diagnostic: Diagnostic, *, color: bool = False) -> str:
-    """The diagnostic's own text form; with `color`, its `severity[code]` label tinted."""
-    text = str(diagnostic)
-    if not color:
-        return text
+def render_text(diagnostic: Diagnostic, *, color: bool = False, sources: Sources | None = None) -> str:
+    """The diagnostic as a person reads it: its `file:line:col: severity[code]: message`
+    line, the source line with a caret under the span (when `sources` has the file), the
+    `= ...` lines, and where to read more. `color` tints the label and the caret."""
+    head, *rest = str(diagnostic).split("\n")
     label = f"{diagnostic.severity.value}[{diagnostic.code}]"
-    return text.replace(label, f"{_TINT[diagnostic.severity]}{label}\x1b[0m", 1)
+    shown = snippet(diagnostic.span, sources) if sources is not None and diagnostic.span else []
+    if color:
+        tint = _TINT[diagnostic.severity]
+        head = head.replace(label, f"{tint}{label}\x1b[0m", 1)
+        if shown:
+            gutter, carets = shown[-1].split("|", 1)
+            shown[-1] = f"{gutter}|{tint}{carets}\x1b[0m"
+    return "\n".join([head, *shown, *rest, f"  = see: swapool codes {diagnostic.code}"])
 
 
 def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool = False) -> str:
@@ -28,8 +36,9 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool 
     return f"{files} {noun} checked: {verdict} ({errors} error(s), {warnings} warning(s))"
 
 
-def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
+def to_json_obj(diagnostic: Diagnostic, sources: Sources | None = None) -> dict[str, Any]:
     span = diagnostic.span
+    end = sources.extent(span) if sources is not None and span else None
     return {
         "code": diagnostic.code,
         "severity": diagnostic.severity.value,
@@ -37,6 +46,8 @@ def to_json_obj(diagnostic: Diagnostic) -> dict[str, Any]:
         "file": span.file if span else None,
         "line": span.line if span else None,
         "column": span.column if span else None,
+        "end_line": end.line if end else None,
+        "end_column": end.column if end else None,  # just past the span, as LSP and SARIF count
         "rules": list(diagnostic.rules),
         "witness": dict(diagnostic.witness) if diagnostic.witness else None,
         "help": diagnostic.help,
@@ -66,6 +77,6 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
-def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic]) -> str:
-    return to_json({"files": list(files), "diagnostics": [to_json_obj(d) for d in diagnostics]},
+def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
+    return to_json({"files": list(files), "diagnostics": [to_json_obj(d, sources) for d in diagnostics]},
                       indent=2, default=str)

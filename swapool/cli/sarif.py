@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._version import __version__
-from ..table.diagnostics import CODES, Diagnostic, Severity, visible
+from ..table.diagnostics import CODES, Diagnostic, Severity, Span, visible
 from .render import to_json
+from .snippets import Sources
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
-def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
     rules = [{"id": code, "shortDescription": {"text": text}} for code, text in CODES.items()]
     index = {code: i for i, code in enumerate(CODES)}
     results = []
@@ -26,13 +27,13 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
         if d.span:
             result["locations"] = [{"physicalLocation": {
                 "artifactLocation": {"uri": d.span.file},
-                "region": {"startLine": d.span.line, "startColumn": d.span.column},
+                "region": _region(d.span, sources),
             }}]
         if d.related:
             result["relatedLocations"] = [{
                 "id": k, "message": {"text": what},
                 "physicalLocation": {"artifactLocation": {"uri": at.file},
-                                     "region": {"startLine": at.line, "startColumn": at.column}},
+                                     "region": _region(at, sources)},
             } for k, (what, at) in enumerate(d.related)]
         if d.witness:
             result["properties"] = {"witness": {k: v for k, v in d.witness.items()}, "rules": list(d.rules)}
@@ -48,6 +49,15 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
     return to_json(log, indent=2)
 
 
+def _region(span: Span, sources: Sources | None) -> dict[str, int]:
+    """SARIF's region: start, and the end column just past the span where the text is at hand."""
+    region = {"startLine": span.line, "startColumn": span.column}
+    end = sources.extent(span) if sources is not None else None
+    if end is not None:
+        region.update(endLine=end.line, endColumn=end.column)
+    return region
+
+
 def _escape_data(text: str) -> str:
     return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
@@ -56,7 +66,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+def render_github(diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
     """`::error file=F,line=L,col=C,title=code::message` lines for GitHub Actions annotations."""
     lines = []
     for d in diagnostics:
@@ -64,6 +74,9 @@ def render_github(diagnostics: Sequence[Diagnostic]) -> str:
         props = []
         if d.span:
             props += [f"file={_escape_property(d.span.file)}", f"line={d.span.line}", f"col={d.span.column}"]
+            end = sources.extent(d.span) if sources is not None else None
+            if end is not None:
+                props += [f"endLine={end.line}", f"endColumn={end.column}"]
         props.append(f"title={_escape_property('swapool ' + d.code)}")
         lines.append(f"::{command} {','.join(props)}::{_escape_data(d.message)}")
     return "\n".join(lines)

@@ -1,0 +1,119 @@
+"""The source under a finding, as rustc and ruff show it: the line, and a caret under the span.
+
+A finding carries where its span starts; where it ends is the end of the YAML token that
+starts there (a quoted or plain scalar, a key, a bracketed flow collection on one line),
+read here, at the edge, from the file the finding names. The checks never pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from ..table.diagnostics import Span, visible
+from ..table.source import read_bytes
+
+#: Where a plain scalar ends inside [...] or {...}, and anywhere.
+_FLOW_END = ",]}"
+
+
+class Extent(NamedTuple):
+    """A span's end: the line, and the column just past its last character (1-based)."""
+
+    line: int
+    column: int
+
+
+class Sources:
+    """The texts of the files findings name, each read once (through the same reader as a
+    check: regular files only, under the size limit). A file that cannot be read has no
+    snippet; standard input has none."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str] | None] = {}
+
+    def line(self, span: Span) -> str | None:
+        lines = self._lines.get(span.file, ...)
+        if lines is ...:
+            lines = self._lines[span.file] = _read_lines(span.file)
+        if lines is None or not 1 <= span.line <= len(lines):
+            return None
+        return lines[span.line - 1]
+
+    def extent(self, span: Span) -> Extent | None:
+        text = self.line(span)
+        if text is None or not 1 <= span.column <= len(text) + 1:
+            return None
+        return Extent(span.line, token_end(text, span.column - 1) + 1)
+
+
+def _read_lines(file: str) -> list[str] | None:
+    if not file or file.startswith("<") or not os.path.isfile(file):
+        return None
+    raw, _ = read_bytes(file)
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        return None
+
+
+def token_end(line: str, start: int) -> int:
+    """The index just past the YAML token that starts at `line[start]` (0-based); at least
+    one character."""
+    if start >= len(line):
+        return start + 1
+    first = line[start]
+    if first in "'\"":
+        i = start + 1
+        while i < len(line):
+            if line[i] == "\\" and first == '"':
+                i += 2
+                continue
+            if line[i] == first:
+                if first == "'" and line[i + 1:i + 2] == "'":
+                    i += 2
+                    continue
+                return i + 1
+            i += 1
+        return len(line)
+    if first in "[{":
+        depth, quote = 0, None
+        for i in range(start, len(line)):
+            ch = line[i]
+            if quote:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        return start + 1
+    i = start
+    while i < len(line):
+        ch = line[i]
+        if ch in _FLOW_END or (ch == ":" and line[i + 1:i + 2] in ("", " ")) or (ch == "#" and line[i - 1] == " "):
+            break
+        i += 1
+    end = len(line[start:i].rstrip()) + start
+    return max(end, start + 1)
+
+
+def snippet(span: Span, sources: Sources) -> list[str]:
+    """The gutter, the source line and the caret line for `span`, or nothing when the
+    file's text is not at hand."""
+    text = sources.line(span)
+    extent = sources.extent(span)
+    if text is None or extent is None:
+        return []
+    number = str(span.line)
+    pad = " " * len(number)
+    shown = visible(text)
+    # escapes widen what comes before the span; the caret must stay under it
+    before = len(visible(text[:span.column - 1]))
+    width = max(1, len(visible(text[span.column - 1:extent.column - 1])))
+    return [f"{pad} |", f"{number} | {shown}", f"{pad} | {' ' * before}{'^' * width}"]

@@ -1,0 +1,72 @@
+"""Source lines under findings: the caret spans the YAML token the finding points at, in
+text; JSON, SARIF and GitHub annotations carry the same end."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from swapool.cli import main
+from swapool.cli.snippets import Sources, token_end
+from swapool.table.diagnostics import Span
+
+
+@pytest.mark.parametrize("line, start, token", [
+    ("hit_policy: uniqe", 12, "uniqe"),
+    ("  - {id: r, wen: {a: x}, then: p}", 12, "wen"),
+    ("  - {id: r, wen: {a: x}, then: p}", 17, "{a: x}"),
+    ("  a: {values: [x, '-', z]}", 18, "'-'"),
+    ("  a: {values: [x, 'it''s', z]}", 18, "'it''s'"),
+    ('  why: "say \\"hi\\", then go"  # note', 7, '"say \\"hi\\", then go"'),
+    ("  description: a plain value # a comment", 15, "a plain value"),
+    ("  enum: sglang.srt:Algorithm", 8, "sglang.srt:Algorithm"),
+    ("  spec_algorithm:", 2, "spec_algorithm"),
+    ("  - [open, list", 4, "["),
+    ("x", 1, " "),
+])
+def test_the_span_ends_where_its_yaml_token_ends(line, start, token):
+    end = token_end(line, start)
+    assert (line + " ")[start:end] == token
+
+
+def test_the_text_shows_the_line_and_a_caret_under_the_span_then_where_to_read_more(write, capsys):
+    path = write("format: 1\ndecision: demo\nhit_policy: uniqe\ninputs:\n  a: {values: [x, y]}\n"
+                 "output: {values: [p]}\nrules:\n  - {id: r, wen: {a: x}, then: p}\n")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == [f'{path}:3:13: error[schema]: hit_policy: expected one of unique, first, got "uniqe"',
+                       "  |",
+                       "3 | hit_policy: uniqe",
+                       "  |             ^^^^^",
+                       "  = help: did you mean 'unique'?",
+                       "  = see: swapool codes schema"]
+    assert out[7:10] == ["  |", "8 |   - {id: r, wen: {a: x}, then: p}", "  |             ^^^"]
+
+
+def test_machine_formats_carry_the_end_of_the_span(write, capsys):
+    path = write("format: 1\ndecision: demo\nhit_policy: uniqe\ninputs:\n  a: {values: [x, y]}\n"
+                 "output: {values: [p]}\nrules:\n  - {id: r, when: {a: x}, then: p}\n")
+    main(["validate", "--format", "json", str(path)])
+    (d,) = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert (d["line"], d["column"], d["end_line"], d["end_column"]) == (3, 13, 3, 18)
+    main(["validate", "--format", "sarif", str(path)])
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == \
+        {"startLine": 3, "startColumn": 13, "endLine": 3, "endColumn": 18}
+    main(["validate", "--format", "github", str(path)])
+    assert "line=3,col=13,endLine=3,endColumn=18," in capsys.readouterr().out
+
+
+def test_control_characters_in_the_source_line_are_escaped_and_the_caret_stays_under_the_span(write):
+    text = 'a: {b: "\x1b[2J", c: wrong}\n'
+    path = write(text)
+    from swapool.cli.snippets import snippet
+
+    gutter, line, carets = snippet(Span(str(path), 1, text.index("wrong") + 1), Sources())
+    assert "\x1b" not in line and line.index("wrong") == carets.index("^") and carets.count("^") == 5
+
+
+def test_no_snippet_without_the_file():
+    assert Sources().extent(Span("<stdin>", 1, 1)) is None
+    assert Sources().extent(Span("/no/such/file.yaml", 1, 1)) is None
