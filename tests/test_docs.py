@@ -4,7 +4,8 @@ import re
 from pathlib import Path
 
 from swapool.table.codes import CATALOGUE
-from swapool.table.diagnostics import CODES
+import swapool.swa  # noqa: F401  registers the SWA codes
+from swapool.table.codes import CATALOGUE as CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,3 +44,17 @@ def test_the_readme_explain_example_is_what_the_command_prints(capsys, monkeypat
     assert len(shown) == len(printed) == 3
     for line, out in zip(shown, printed):
         assert out.startswith(line[:-3]) if line.endswith("...") else out == line
+
+
+def test_a_finding_with_an_unregistered_code_cannot_be_made_and_a_code_is_registered_once():
+    import pytest
+
+    from swapool.table.codes import Code, register
+    from swapool.table.diagnostics import error
+
+    with pytest.raises(ValueError, match="not registered"):
+        error("no-such-code", "message")
+    register(CODES["gap"])  # the same code again: nothing changes
+    with pytest.raises(ValueError, match="registered twice"):
+        register(Code("gap", "another meaning", "error", "`x`", "y"))
+    assert {"decision-kind", "unsafe-pool"} <= set(CODES)  # the SWA decision's own, registered by swapool.swa

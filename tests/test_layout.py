@@ -7,6 +7,7 @@ or flashinfer, anywhere in a module (function bodies included)."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,17 @@ def test_validate_on_the_happy_path_imports_only_what_it_needs():
             "print(extra); sys.exit(rc or bool(extra))")
     done = subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+#: Words of the SWA decision and of its engine (sglang) that the generic engine must not use.
+SWA_WORDS = re.compile(r"sglang|spec_algorithm|active_pool|allocator|is_draft_worker|EAGLE|FROZEN_KV|owns_its_kv|"
+                       r"swa_kv_pool|decision-kind|unsafe-pool|\bSWA\b|swa\.yaml|--no-enum-import|--enum-module")
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if module_name(p).startswith("swapool.table")
+                                  and p.name != "schema_check.py"], ids=lambda p: module_name(p))
+def test_the_engine_names_nothing_of_the_swa_decision(path: Path):
+    """Generic in fact, not only in imports: no SWA input, code, engine or CLI flag is named
+    in swapool/table (the schema's file name, schemas/swa-policy.schema.json, aside)."""
+    found = sorted({m.group() for m in SWA_WORDS.finditer(path.read_text(encoding="utf-8"))})
+    assert not found, f"{module_name(path)} names {found}"

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any, Sequence, TextIO
 
+from .. import swa  # noqa: F401  the SWA decision's finding codes, for `codes`, SARIF and findings
 from .._version import __version__
 from ..table.diagnostics import Diagnostic, Severity, visible
 from ..table.partition import BudgetExceeded
@@ -44,9 +45,10 @@ def _check(args: argparse.Namespace, path: str) -> Any:
 def _check_quietly(args: argparse.Namespace, path: str) -> Any:
     from ..swa.contract import CONTRACTS
     from ..table.check import check_path
+    from ..swa.facts import ENUM_MODULES
     from ..table.enums import EnumPolicy, enum_modules_from_env
 
-    allowed = tuple(args.enum_module) if getattr(args, "enum_module", None) else enum_modules_from_env()
+    allowed = tuple(args.enum_module) if getattr(args, "enum_module", None) else enum_modules_from_env(ENUM_MODULES)
     enums = EnumPolicy(do_import=not getattr(args, "no_enum_import", True), allowed=allowed)
     if path == "-":  # standard input, named for locations by --stdin-filename
         from ..table.check import Checked, check_bytes

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._version import __version__
-from ..table.diagnostics import CODES, Diagnostic, Severity, Span, visible
+from ..table.codes import CATALOGUE
+from ..table.diagnostics import Diagnostic, Severity, Span, visible
 from .render import to_json
 from .snippets import Sources
 
@@ -14,8 +15,9 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
-    rules = [{"id": code, "shortDescription": {"text": text}} for code, text in CODES.items()]
-    index = {code: i for i, code in enumerate(CODES)}
+    rules = [{"id": name, "shortDescription": {"text": code.summary}, "fullDescription": {"text": code.why},
+              "help": {"text": code.fix}} for name, code in CATALOGUE.items()]
+    index = {name: i for i, name in enumerate(CATALOGUE)}
     results = []
     for d in diagnostics:
         result = {

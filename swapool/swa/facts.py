@@ -79,3 +79,8 @@ def unsupported(table: Table) -> str | None:
         return (f"policy {table.file} still has the input(s) {', '.join(open_)}: restrict it first, "
                 f"e.g. policy.restrict({open_[0]}=...)")
     return None
+
+
+#: The engine whose enums the SWA tables bind to: a binding may import only from here
+#: (unless the caller says otherwise: $SWAPOOL_ENUM_MODULES, `enum_modules=`, --enum-module).
+ENUM_MODULES: tuple[str, ...] = ("sglang",)

@@ -19,7 +19,7 @@ from ..table.shipped import shipped
 from ..table.source import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
-from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, unsupported
+from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, unsupported
 from .resolver import Resolver, UnsafeDiagram, build_resolver, generate_source
 
 log = logging.getLogger("swapool")
@@ -93,7 +93,7 @@ def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = T
     to load; a rank that never joins makes the others fail after `timeout_s`.
     """
     try:
-        allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env()
+        allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env(ENUM_MODULES)
         policy: Policy | None = _load_local(path, EnumPolicy(import_enums, allowed))
         failure: PolicyError | None = None
     except PolicyError as exc:
@@ -164,7 +164,7 @@ def check_file(path: str | os.PathLike, *, import_enums: bool = True,
     """Check one table file as `swapool validate` does, without raising: the findings come
     back as values (`Checked.diagnostics`, sorted; `Checked.ok` is the verdict). The
     decision kinds swapool knows (swa_kv_pool) are held to their contract."""
-    allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env()
+    allowed = tuple(enum_modules) if enum_modules is not None else enum_modules_from_env(ENUM_MODULES)
     return check_path(path, enums=EnumPolicy(import_enums, allowed), contracts=CONTRACTS)
 
 

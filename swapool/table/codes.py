@@ -1,7 +1,9 @@
-"""The catalogue of finding codes: what each means, its severity, an example and the fix.
+"""The registry of finding codes: what each means, its severity, why it matters, an example
+and the fix.
 
 One source: `swapool codes CODE` prints it, SARIF lists it, and the README's table of codes
-is checked against it (tests/test_docs.py)."""
+is checked against it (tests/test_docs.py). The engine registers its own codes here; an
+application built on it registers its own codes with `register`, and a finding with a code nobody registered cannot be made."""
 
 from __future__ import annotations
 
@@ -18,7 +20,19 @@ class Code:
     why: str = ""  # why it matters: what `swapool codes CODE` explains beyond the summary
 
 
-CATALOGUE: dict[str, Code] = {c.name: c for c in (
+#: Every registered code, in the order registered.
+CATALOGUE: dict[str, Code] = {}
+
+
+def register(*codes: Code) -> None:
+    """Add codes to the registry (registering the same code again is a no-op; a different
+    code under a registered name is a mistake)."""
+    for code in codes:
+        if CATALOGUE.setdefault(code.name, code) != code:
+            raise ValueError(f"finding code {code.name!r} is registered twice, differently")
+
+
+register(*(
     Code('io',
          'the file cannot be read (missing, a directory, too large, not UTF-8)',
          'error (exit 2)',
@@ -56,11 +70,11 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
          'quote `on`/`yes`/... keys',
          why='YAML reads unquoted yes/no/on/off and numbers as non-strings; a key that is not a string cannot name anything'),
     Code('schema',
-         'the document does not match the table format (schemas/swa-policy.schema.json)',
+         'the document does not match the table format (its JSON Schema: `swapool schema`)',
          'error',
          "`unknown key 'than' in rule 'ry'; expected one of: id, when, then, why` (help: did you mean 'then'?)",
          'follow the format',
-         why='the format is a contract (schemas/swa-policy.schema.json); anything outside it has no defined meaning'),
+         why='the format is a contract (its JSON Schema); anything outside it has no defined meaning'),
     Code('unknown-input',
          'a rule, case or invariant names an input the table does not declare',
          'error',
@@ -70,31 +84,31 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('unknown-value',
          "a cell or case names a value outside the input's or output's domain",
          'error',
-         "`'EAGEL' is not a value of input 'spec_algorithm'`",
+         "`'fsat' is not a value of input 'mode'` (help: did you mean 'fast'?)",
          'use a declared value (quote `yes`/`no`)',
          why="a value outside the input's domain is usually a misspelling; the rule would silently never match it"),
     Code('unknown-set',
          "an `{in: ...}` cell or case names a value set its input does not declare",
          'error',
-         "`'owns_kv' is not a value set of input 'spec_algorithm'` (help: did you mean 'owns_its_kv'?)",
+         "`'quick' is not a value set of input 'mode'` (help: did you mean 'quickly'?)",
          'use a set declared under the input\'s `sets:`',
          why='a set name that is not declared matches nothing, so the rule means less than it says'),
     Code('import',
          'an input written `from: FILE` cannot take its values from there',
          'error',
-         "`input 'spec_algorithm' imports from swa.yaml, which has no input 'spec_algorithm'`",
+         "`input 'mode' imports from base.yaml, which has no input 'mode'`",
          'name a table in the same folder that lists the input (not imported again)',
          why="an input's values come from another table; if that table cannot supply them, this one has no domain"),
     Code('uncased-value',
          'a value of an engine-bound input (`enum:`) that no case names, by value or through its set',
          'warning (error with --strict)',
-         "`no case exercises PARD of input 'spec_algorithm' (bound to the engine's SpeculativeAlgorithm)`",
-         'add a case naming the value, or a case over its set (`{in: owns_its_kv}`)',
+         "`no case exercises exact of input 'mode' (bound to the engine's Mode)`",
+         'add a case naming the value, or a case over its set (`{in: quickly}`)',
          why='a value of an engine-bound input that no golden case exercises can change behaviour without any case noticing'),
     Code('duplicate-value',
          'an input or output lists the same value twice',
          'error',
-         "`input 'spec_algorithm' lists the value 'EAGLE' twice`",
+         "`input 'mode' lists the value 'fast' twice`",
          'remove one',
          why='a value listed twice in one list is a slip; with sets it can also mean a value was put in two lists'),
     Code('duplicate-rule-id',
@@ -106,13 +120,13 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('gap',
          'an input combination that no rule decides',
          'error',
-         '`no rule decides active_pool=other, is_draft_worker=true, spec_algorithm=FROZEN_KV_MTP, allocator_kvcache=swa`',
+         '`no rule decides mode=exact, draft=true`',
          'add or widen a rule',
          why='an input combination no rule decides has no answer at run time: the server would refuse it, or an engine would crash'),
     Code('overlap',
          'under hit_policy unique, an input combination that two rules decide',
          'error',
-         "`rules 'a' and 'b' conflict: both decide ..., 'a' as 'none' and 'b' as 'allocator'`",
+         "`rules 'a' and 'b' conflict: both decide ..., 'a' as 'none' and 'b' as 'cache'`",
          'make the cells disjoint, or use `hit_policy: first`',
          why='under `unique` two rules that both match and decide differently leave the answer to their order, which nobody reviewed'),
     Code('unreachable-rule',
@@ -130,13 +144,13 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('invariant',
          'an input the table decides against one of its invariants',
          'error',
-         "`rule 'allocator-if-swa' breaks invariant 'eagle-style-drafts-never-touch-the-allocator'`",
+         "`rule 'cache-drafts' breaks invariant 'drafts-never-cache'`",
          'fix the rule (or the invariant)',
-         why='an invariant states what must hold whatever the rules say (for SWA: never a pool that is not SWA); a broken one is the bug the table exists to prevent'),
+         why='an invariant states what must hold whatever the rules say; a broken one is the bug the table exists to prevent'),
     Code('case-failed',
          "a golden case whose expected output differs from the table's decision",
          'error',
-         "`case 4 expects 'none', but rule 'allocator-if-swa' decides 'allocator'`",
+         "`case 4 expects 'none', but rule 'cache-drafts' decides 'cache'`",
          'fix the rule (or the case)',
          why='a golden case is the specification by example; a table that disagrees with one has changed behaviour someone pinned down'),
     Code('empty-cell',
@@ -148,13 +162,13 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('full-domain-cell',
          "a cell that lists the whole domain; write '-' instead",
          'warning',
-         "`rule 'r' lists every value of 'active_pool'`",
+         "`rule 'r' lists every value of 'mode'`",
          'write `-`',
          why="listing every value reads as a restriction but is none; '-' says it, and stays right when a value is added"),
     Code('unnamed-value',
          "an enumeration value that no rule names, decided only through '-' or 'not' cells",
          'error (a note with `wildcard: true`, the author\'s opt-in); `values` inputs only, a bool cannot grow',
-         "`no rule names PARD of input 'spec_algorithm'; only wildcards in ... decide it`",
+         "`no rule names exact of input 'mode'; only wildcards in ... decide it`",
          'name the value in the rule that should decide it',
          why='a value only wildcards decide gets whatever the catch-all says, including a value added later without review'),
     Code('unused-input',
@@ -166,32 +180,32 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
     Code('enum-import',
          "an input's enum binding names a module that is not installed here",
          'note',
-         "`'sglang' is not installed here; drift from its members is not checked`",
+         "`'engine' is not installed here; drift from its members is not checked`",
          'install the engine to check',
          why="the drift check needs the engine's enum; where the engine is not installed it cannot run, and says so"),
     Code('enum-import-failed',
          "an input's enum binding names an installed module whose import fails",
          'warning',
-         "`... is bound to sglang...:SpeculativeAlgorithm, and 'sglang' is installed, but the import failed (...)`",
-         'fix the environment so the engine imports, or pass --no-enum-import',
+         "`... is bound to engine.modes:Mode, and 'engine' is installed, but the import failed (...)`",
+         'fix the environment so the engine imports, or check without importing enums',
          why='the engine is installed but its enum did not import, so the drift check silently did not run; --strict fails on it'),
     Code('enum-missing-member',
          "an enum member that is not in the input's values",
          'error',
-         "`... has member UNO, which is not a value of input 'spec_algorithm'`",
+         "`... has member EXACT, which is not a value of input 'mode'`",
          'add and decide it',
          why='the engine has a member the table does not know: at run time that value has no decision'),
     Code('enum-extra-value',
          "a value in the input's values that is not a member of its enum",
          'warning',
-         "`value LOOKAHEAD of input 'spec_algorithm' is not a member of ...`",
+         "`value fsat of input 'mode' is not a member of ...`",
          'remove it',
          why='a value the engine does not have is a misspelling, or a table ahead of the engine; either should be seen'),
     Code('enum-not-allowed',
          "an input's enum binding names a module outside the allowed prefixes, so it is not imported",
          'warning',
-         "`input 'spec_algorithm' is bound to evil:A, but swapool imports enums only from sglang`",
-         "bind the engine's enum, or allow the module (`--enum-module`, `$SWAPOOL_ENUM_MODULES`) after reviewing it",
+         "`input 'mode' is bound to evil:A, but swapool imports enums only from engine`",
+         "bind the engine's enum, or allow the module (`$SWAPOOL_ENUM_MODULES`) after reviewing it",
          why='importing a module runs its code; only modules the person running swapool allowed are imported, never ones a table names'),
     Code('analysis-budget',
          'the analysis needed more steps than its budget allows (the table is checked no further)',
@@ -199,23 +213,10 @@ CATALOGUE: dict[str, Code] = {c.name: c for c in (
          '`the analysis stopped while splitting the input space (2,000,000 steps)`',
          'split the table, or order rules as a decision tree',
          why='exact gap and overlap analysis is coNP-hard in general; past its budget swapool stops rather than run away'),
-    Code('decision-kind',
-         'the table does not have the shape its decision needs (swa_kv_pool: its facts and pools)',
-         'error',
-         "`input 'is_draft_worker' is model_runner.is_draft_worker, a bool: write 'type: bool'`",
-         'give the table the inputs and outputs its decision reads and returns',
-         why='the SWA runtime reads specific facts and returns specific pools; a table of another shape cannot drive it'),
-    Code('unsafe-pool',
-         'a swa_kv_pool rule that answers a pool where that pool did not pass the SWA check',
-         'error',
-         "`rule 'frozen-kv-mtp' answers 'allocator' where allocator_kvcache=other: the backend would translate through a pool that failed the SWA check`",
-         'answer a pool only where it passed the SWA check',
-         why='a backend translating through a pool that is not SWA reads the wrong KV: an illegal memory access or silently wrong attention'),
     Code('reserved-name',
          "an input named like a key the format reserves ('output')",
          'error',
          "`an input cannot be named 'output'`",
          'rename the input',
          why="invariant conditions use the key 'output' for the decision; an input of that name could not be told apart"),
-)}
-
+))

@@ -22,8 +22,6 @@ class Severity(enum.Enum):
 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
-#: Every code swapool can emit, with its one-line summary (the catalogue holds the rest).
-CODES: dict[str, str] = {name: code.summary for name, code in CATALOGUE.items()}
 
 
 class Span(NamedTuple):
@@ -58,6 +56,10 @@ class Diagnostic:
     got: Any = field(default=None, hash=False, compare=False)
     keyword: str | None = None
     related: tuple[tuple[str, Span], ...] = field(default=(), hash=False, compare=False)  # (what, where)
+
+    def __post_init__(self) -> None:
+        if self.code not in CATALOGUE:
+            raise ValueError(f"finding code {self.code!r} is not registered (swapool/table/codes.py: register)")
 
     @property
     def is_error(self) -> bool:

@@ -1,7 +1,8 @@
 """Drift between an input's values and the engine enum it is bound to (`enum: module:Class`).
 
-A table is data, so a binding may name only a module under an allowed prefix (by default
-the engine's package, `sglang`; set by the caller, never by the table). A module that would
+A table is data, so a binding may name only a module under a prefix the caller allows
+(never the table; the engine allows none by default, an application names its engine's
+package). A module that would
 be found in the working directory is not imported; any exception an import raises
 (`SystemExit` included) becomes a finding. Nothing here touches process-wide state
 (`sys.path`, the standard streams): a server may check tables in several threads at once.
@@ -23,9 +24,7 @@ from typing import Any
 from .diagnostics import Diagnostic, error, format_value, note, warning
 from .model import Input, Table, adding_hint
 
-#: Packages whose enums a binding may import unless the caller says otherwise.
-DEFAULT_ENUM_MODULES: tuple[str, ...] = ("sglang",)
-#: Comma-separated prefixes that replace the default (for the CLI and load_policy).
+#: Comma-separated prefixes that replace an application's default (for the CLI and load_policy).
 ENV_ENUM_MODULES = "SWAPOOL_ENUM_MODULES"
 
 
@@ -35,17 +34,17 @@ class EnumPolicy:
     (part of a load's cache key)."""
 
     do_import: bool = True
-    allowed: tuple[str, ...] = DEFAULT_ENUM_MODULES
+    allowed: tuple[str, ...] = ()
 
     def allows(self, module: str) -> bool:
         return module != "__main__" and any(module == p or module.startswith(p + ".") for p in self.allowed)
 
 
-def enum_modules_from_env() -> tuple[str, ...]:
-    """The allowed prefixes: $SWAPOOL_ENUM_MODULES when set, else the default."""
+def enum_modules_from_env(default: tuple[str, ...]) -> tuple[str, ...]:
+    """The allowed prefixes: $SWAPOOL_ENUM_MODULES when set, else the application's default."""
     raw = os.environ.get(ENV_ENUM_MODULES)
     if raw is None:
-        return DEFAULT_ENUM_MODULES
+        return default
     return tuple(p.strip() for p in raw.split(",") if p.strip())
 
 
@@ -113,8 +112,8 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
             found.append(warning(
                 "enum-not-allowed", f"input '{inp.name}' is bound to {inp.enum}, but swapool imports enums "
                 f"only from {', '.join(policy.allowed) or '(no module)'}; drift is not checked", inp.span,
-                help=f"bind to the engine's own enum, or allow the module with ${ENV_ENUM_MODULES} "
-                     "(or --enum-module) after reviewing it: importing a module runs its code"))
+                help=f"bind to the engine's own enum, or allow the module (${ENV_ENUM_MODULES}) after "
+                     "reviewing it: importing a module runs its code"))
             continue
         if not _installed(top):
             found.append(note("enum-import", f"input '{inp.name}' is bound to {inp.enum}, but '{top}' is "
@@ -126,7 +125,7 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
             found.append(warning("enum-import-failed", f"input '{inp.name}' is bound to {inp.enum}, and '{top}' "
                                  f"is installed, but the import failed ({members}); drift is not checked",
                                  inp.span, help="fix the environment so that the engine imports (this fails "
-                                                "--strict), or check without it: --no-enum-import"))
+                                                "--strict), or check without importing enums"))
             continue
         found += drift(inp, members)
     return found

@@ -8,7 +8,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def shipped(relative: str) -> Path:
-    """Path of a file shipped with swapool, e.g. ``policies/swa.yaml``.
+    """Path of a file shipped with swapool, e.g. ``policies/<table>.yaml``.
 
     A wheel carries copies under ``swapool/_shipped``; a source checkout (editable
     install, tests) reads the repository's own files, so edits there take effect.

@@ -1,7 +1,7 @@
 """The one spelling of a fact: how a value handed to a decision becomes a table value.
 
 A bool input takes exactly `True` or `False` (not 1, 1.0 or "yes"); a values input takes
-a `str`, an enum member (by its name) or an object whose `name` is a `str` (sglang's plugin
+a `str`, an enum member (by its name) or an object whose `name` is a `str` (an engine's plugin
 algorithms). Anything else is no value of the input. The rule is written once, as source
 (`spelling_lines` and `holds_test`): `Decider.decide` runs it compiled per input, and
 generated resolvers inline the same lines, so the two can never disagree.
