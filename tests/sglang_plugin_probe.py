@@ -273,7 +273,7 @@ def aiter() -> dict:
     from sglang.srt.speculative import spec_utils
 
     import swapool
-    from swapool.swa.integrations.sglang import _facts
+    from swapool.swa.facts import runner_facts
     places = swapool.load_policy(os.environ.get("SWAPOOL_PLACES_POLICY") or REPO / "policies" / "swa_backends.yaml",
                                  import_enums=False).restrict(backend="aiter")
     out: dict = {"checked": 0, "disagreements": [], "decided": []}
@@ -291,7 +291,7 @@ def aiter() -> dict:
         built = ab.AiterAttnBackend(mr)
         code = ("none" if not built.use_sliding_window_kv_pool else "active" if built.swa_kv_pool is mr.token_to_kv_pool
                 else "allocator" if built.swa_kv_pool is kv else "unrecognised")
-        table = places.explain(**_facts(mr, (SWAKVPool,), places.table.input_names)).decision.output
+        table = places.explain(**runner_facts(mr, (SWAKVPool,), places.table.input_names)).decision.output
         out["checked"] += 1
         out["decided"].append(code)
         if code != table:

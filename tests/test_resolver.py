@@ -128,3 +128,16 @@ def test_a_draft_flag_of_1_is_refused_by_decide_too():
         policy.decide(active_pool="other", is_draft_worker=1, spec_algorithm="EAGLE", allocator_kvcache="swa")
     assert policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=Named("EAGLE"),
                          allocator_kvcache="swa").output == "none"
+
+
+def test_the_resolver_and_the_guard_read_pools_from_one_description():
+    """facts.POOL_PATHS: the generated code inlines the expression, the guard calls read_pool."""
+    from swapool.swa.facts import POOL_PATHS, pool_expression, read_pool, runner_facts
+
+    mr = runner("other", False, None, "swa")
+    source = load_policy(SHIPPED, import_enums=False).resolve.__doc__
+    for fact in POOL_PATHS:
+        assert f"= {pool_expression(fact)}\n" in source
+        assert read_pool(mr, fact) is eval(pool_expression(fact), {"mr": mr})
+    facts = runner_facts(mr, (SWAKVPool,), ["active_pool", "allocator_kvcache", "is_draft_worker"])
+    assert facts == {"active_pool": "other", "allocator_kvcache": "swa", "is_draft_worker": False}

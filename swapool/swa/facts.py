@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import Any, Iterable
 
 from ..table.model import Table
 
@@ -44,6 +44,56 @@ POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers),
                 "allocator_swa_layers": ("allocator_kvcache", has_swa_layers)}
 #: Facts computed from the whole model runner, by the same one function everywhere.
 RUNNER_DERIVED = {"allocator_owns_active_pool": allocator_owns_pool}
+#: Where a pool fact's pool is on a model runner: attributes, then a call where a step ends
+#: in "()". The generated resolver inlines `pool_expression`; the start-up guard calls
+#: `runner_facts`: one description, two speeds.
+POOL_PATHS = {"active_pool": ("token_to_kv_pool",), "allocator_kvcache": ("token_to_kv_pool_allocator", "get_kvcache()")}
+
+
+def pool_expression(fact: str, runner: str = "mr") -> str:
+    """The Python expression that reads `fact`'s pool from `runner` (e.g. `mr.token_to_kv_pool`)."""
+    return runner + "".join("." + step for step in POOL_PATHS[fact])
+
+
+def read_pool(model_runner: Any, fact: str) -> Any:
+    """`fact`'s pool, read as `pool_expression` reads it."""
+    value = model_runner
+    for step in POOL_PATHS[fact]:
+        value = getattr(value, step.removesuffix("()"))
+        if step.endswith("()"):
+            value = value()
+    return value
+
+
+def runner_facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
+    """The facts `names` of a model runner as the generated resolver reads them, with the
+    place's SWA pool check `types`; each pool is read once. A fact the runner does not
+    carry (a translator is given no algorithm) is left out: the table asks for it only
+    if a rule reads it."""
+    pools: dict[str, Any] = {}
+
+    def pool(fact: str) -> Any:
+        if fact not in pools:
+            pools[fact] = read_pool(model_runner, fact)
+        return pools[fact]
+
+    def read(name: str) -> Any:
+        if name in POOL_FACTS:
+            return "swa" if isinstance(pool(name), types) else "other"
+        if name in POOL_DERIVED:
+            source, derive = POOL_DERIVED[name]
+            return derive(pool(source))
+        if name in RUNNER_DERIVED:
+            return RUNNER_DERIVED[name](model_runner)
+        return getattr(model_runner, name)
+
+    facts = {}
+    for name in names:
+        try:
+            facts[name] = read(name)
+        except AttributeError:
+            continue
+    return facts
 BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
               "allocator_swa_layers")
 #: What the pool facts are: whether the pool passes the backend's SWA pool check.

@@ -12,10 +12,9 @@ from typing import Any, Callable
 
 from ..table.diagram import Ask, Decision, Diagram
 from ..table.spelling import SPELLING_GLOBALS, holds_test, spelling_lines
-from .facts import POOL_DERIVED, POOL_FACTS, POOL_VALUES, RUNNER_DERIVED, SAFE_WHEN
+from .facts import POOL_DERIVED, POOL_FACTS, POOL_VALUES, RUNNER_DERIVED, SAFE_WHEN, pool_expression
 
-#: Where the generated code reads each pool fact, and the local it keeps the pool in.
-POOL_READ = {"active_pool": "mr.token_to_kv_pool", "allocator_kvcache": "mr.token_to_kv_pool_allocator.get_kvcache()"}
+#: The local the generated code keeps each pool fact's pool in.
 POOL_VARIABLE = {"active_pool": "pool", "allocator_kvcache": "kv"}
 
 
@@ -59,7 +58,7 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
         name = node.name
         if name in POOL_FACTS:
             var = POOL_VARIABLE[name]
-            lines.append(f"{pad}{var} = {POOL_READ[name]}")
+            lines.append(f"{pad}{var} = {pool_expression(name)}")
             lines.append(f"{pad}if isinstance({var}, types):")
             for i, value in enumerate(POOL_VALUES):
                 if i:
@@ -73,7 +72,7 @@ def generate_source(diagram: Diagram) -> tuple[str, dict[str, Any]]:
         if name in POOL_DERIVED:
             source, derive = POOL_DERIVED[name]
             if source not in read:
-                lines.append(f"{pad}{POOL_VARIABLE[source]} = {POOL_READ[source]}")
+                lines.append(f"{pad}{POOL_VARIABLE[source]} = {pool_expression(source)}")
                 read = read | {source}
             lines.append(f"{pad}v = {const(derive)}({POOL_VARIABLE[source]})")
         elif name in RUNNER_DERIVED:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ...table.decider import Explanation, PolicyError
-from ..facts import POOL_DERIVED, POOL_FACTS, RUNNER_DERIVED
+from ..facts import runner_facts
 from ..policy import Policy, load_policy
 from .sglang_places import BACKENDS, GUARDED, Backend, Guarded, backend_runner
 
@@ -140,7 +140,7 @@ def _place_view(policy: Policy, place: str) -> Policy:
 
 
 def _explain(model_runner: Any, policy: Policy, types: tuple[type, ...]) -> tuple[Explanation, dict[str, Any]]:
-    facts = _facts(model_runner, types, policy.table.input_names)
+    facts = runner_facts(model_runner, types, policy.table.input_names)
     return policy.explain(**facts), facts
 
 
@@ -172,38 +172,6 @@ def _guard(place: str, built: Any, model_runner: Any, view: Policy) -> tuple[Exp
         log.warning("%s", message)
         return explained, facts, f"sglang's code decided '{code}' ({shown_code}): {ENV_GUARD}=warn let it start"
     raise PolicyError(message)
-
-
-def _facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
-    """The facts `names` of a model runner, read as the generated resolver reads them
-    (`swa/facts.py` says how each derived one is computed), with the place's pool check.
-    A fact the runner does not carry (the translator is given no algorithm) is left out;
-    the table asks for it only if a rule reads it."""
-    pools: dict[str, Any] = {}
-
-    def pool(fact: str) -> Any:
-        if fact not in pools:
-            pools[fact] = (model_runner.token_to_kv_pool if fact == "active_pool"
-                           else model_runner.token_to_kv_pool_allocator.get_kvcache())
-        return pools[fact]
-
-    def read(name: str) -> Any:
-        if name in POOL_FACTS:
-            return "swa" if isinstance(pool(name), types) else "other"
-        if name in POOL_DERIVED:
-            source, derive = POOL_DERIVED[name]
-            return derive(pool(source))
-        if name in RUNNER_DERIVED:
-            return RUNNER_DERIVED[name](model_runner)
-        return getattr(model_runner, name)
-
-    facts = {}
-    for name in names:
-        try:
-            facts[name] = read(name)
-        except AttributeError:
-            continue
-    return facts
 
 
 # --- the plugin's side: what sglang_plugin.py calls when sglang imports a place's module ---
