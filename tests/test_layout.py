@@ -109,3 +109,10 @@ def test_the_engine_names_nothing_of_the_swa_decision(path: Path):
     in swapool/table (the schema's file name, schemas/swa-policy.schema.json, aside)."""
     found = sorted({m.group() for m in SWA_WORDS.finditer(path.read_text(encoding="utf-8"))})
     assert not found, f"{module_name(path)} names {found}"
+
+
+def test_the_engine_has_a_public_face():
+    import swapool.table as engine
+
+    assert all(getattr(engine, name) is not None for name in engine.__all__)
+    assert engine.check_bytes.__module__ == "swapool.table.check"

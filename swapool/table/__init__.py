@@ -1,3 +1,48 @@
-"""Generic decision tables, as a pipeline of stages: source (YAML with positions) -> schema
--> model/build -> partition + analysis -> diagram -> decider; check is the one entrance
-from bytes to a checked table. Knows nothing of KV pools; imports no torch."""
+"""Generic decision tables, as a pipeline of stages, one module (or two) each:
+
+1 source (YAML with positions) -> 2 schema (schema_check.py is generated from the JSON
+Schema) -> 3 imports -> 4 model (model.py; build.py makes it) -> 5 partition + analysis ->
+6 diagram -> 7 decider. `check` is the one entrance from bytes to a checked table; codes,
+diagnostics, diff, mutate and emit work on its results. Knows nothing of KV pools or any
+engine; imports no torch. The names below are its public face (imported on first use).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "check_bytes": "check", "check_path": "check", "check_document": "check", "Checked": "check",
+    "Decider": "decider", "PolicyError": "decider", "Explanation": "decider",
+    "Diagnostic": "diagnostics", "Severity": "diagnostics", "Span": "diagnostics",
+    "Code": "codes", "CATALOGUE": "codes", "register": "codes",
+    "Decision": "diagram", "Diagram": "diagram",
+    "EnumPolicy": "enums", "Table": "model", "Input": "model", "Rule": "model",
+    "Budget": "partition", "BudgetExceeded": "partition",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from .check import Checked, check_bytes, check_document, check_path
+    from .codes import CATALOGUE, Code, register
+    from .decider import Decider, Explanation, PolicyError
+    from .diagnostics import Diagnostic, Severity, Span
+    from .diagram import Decision, Diagram
+    from .enums import EnumPolicy
+    from .model import Input, Rule, Table
+    from .partition import Budget, BudgetExceeded
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'swapool.table' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

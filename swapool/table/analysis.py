@@ -1,4 +1,4 @@
-"""Stage 4, analysis: gaps, overlaps, unreachable and redundant rules, invariant breaches,
+"""Stage 5b, analysis: gaps, overlaps, unreachable and redundant rules, invariant breaches,
 failing cases and lints, each with a witness. One engine (`partition.split`) answers all
 of them; the test suite replays every witness through the diagram and a brute-force oracle."""
 

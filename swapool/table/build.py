@@ -1,4 +1,4 @@
-"""Stage 3, model construction: a schema-valid document -> a `Table`, or every reason not."""
+"""Stage 4b, model construction: a schema-valid document -> a `Table`, or every reason not."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 4, check: the one entrance from bytes to a checked table (schema, model, analysis,
+"""The check: the one entrance from bytes to a checked table (schema, model, analysis,
 enum drift), hashing the bytes once and sorting the findings once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stage 6, decider: a checked table answering questions, for any decision a table encodes.
+"""Stage 7, decider: a checked table answering questions, for any decision a table encodes.
 
 Built once from a checked table (no parsing or scanning per call): `decide` spells each
 fact (see `spelling`) and walks the diagram; `explain` also says which inputs the answer

@@ -1,4 +1,4 @@
-"""Stage 5, diagram: a table compiled once into the decision diagram a call walks.
+"""Stage 6, diagram: a table compiled once into the decision diagram a call walks.
 
 One dict lookup per input read; inputs are read in table order and only while the
 answer still depends on them.

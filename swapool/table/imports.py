@@ -1,4 +1,4 @@
-"""Stage 2b, imports: an input written `from: FILE` takes its values, sets and enum binding
+"""Stage 3, imports: an input written `from: FILE` takes its values, sets and enum binding
 from the input of the same name in a table beside this one, so that two tables never
 list the same values twice (one edit adds a value to both).
 

@@ -1,4 +1,4 @@
-"""Stage 3, model: the table as frozen values (no I/O), every cell a bitmask over its domain.
+"""Stage 4, model: the table as frozen values (no I/O), every cell a bitmask over its domain.
 
 Bit i of a cell is the i-th value of its input, so a rule is a cube and the analysis
 works on small integers.

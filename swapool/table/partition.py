@@ -1,4 +1,4 @@
-"""Stage 4, the one engine: split the input space over rule cubes into a decision DAG.
+"""Stage 5, partition, the one engine: split the input space over rule cubes into a decision DAG.
 
 Rules are cubes (one bitmask per input). A split reads one input at a time, in table
 order, over the rules still alive, and groups that input's values by which of those
