@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Sequence
 
-from .diagnostics import Diagnostic, error, format_value, note, warning
+from .diagnostics import Diagnostic, error, format_value, note, shown_list, warning
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
@@ -272,9 +272,7 @@ def uncased_values(table: Table) -> list[Diagnostic]:
         left_out = inp.values_of(inp.full & ~cased)
         if not left_out:
             continue
-        values = ", ".join(format_value(v) for v in left_out[:SHOWN_VALUES])
-        if len(left_out) > SHOWN_VALUES:
-            values += f" and {len(left_out) - SHOWN_VALUES:,} more"
+        values = shown_list(left_out, SHOWN_VALUES)
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
         found.append(warning(
             "uncased-value", f"no case exercises {values} of input '{inp.name}' (bound to the engine's "
@@ -316,9 +314,7 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
         left_out = inp.values_of(unnamed)
-        values = ", ".join(format_value(v) for v in left_out[:SHOWN_VALUES])
-        if len(left_out) > SHOWN_VALUES:
-            values += f" and {len(left_out) - SHOWN_VALUES:,} more"
+        values = shown_list(left_out, SHOWN_VALUES)
         absorbers = [r.index for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = note if inp.wildcard else error  # wildcard: true is the author opting in

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .cells import make_cell, matched, read_cell
-from .diagnostics import Diagnostic, Suggestions, error, format_value
+from .diagnostics import Diagnostic, Suggestions, error, format_value, shown_list
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
 
@@ -18,8 +18,7 @@ _LISTED = 12
 
 
 def _listed(values: tuple) -> str:
-    shown = ", ".join(format_value(v) for v in values[:_LISTED])
-    return shown + (f" and {len(values) - _LISTED:,} more" if len(values) > _LISTED else "")
+    return shown_list(values, _LISTED)
 
 
 def build_table(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})

@@ -134,6 +134,14 @@ class Suggestions:
         return self._seen[key]
 
 
+def shown_list(items: Any, limit: int, show: Any = None) -> str:
+    """The first `limit` items, comma-separated, then "and N more": the one way a finding
+    shortens a long list (its data keeps what the finding needs)."""
+    items = list(items)
+    shown = ", ".join((show or format_value)(item) for item in items[:limit])
+    return shown + (f" and {len(items) - limit:,} more" if len(items) > limit else "")
+
+
 def format_witness(witness: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in witness.items())
 
