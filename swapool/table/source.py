@@ -272,8 +272,6 @@ class _Reader:
         """Read the one document; False when the stream holds none."""
         get_event, resolve = loader.get_event, loader.resolve
         text = self.lines.text
-        # the rarer dialect checks cost a value's end mark: only a text with a '?' or a
-        # ':' right before a flow indicator needs them
         odd = "?" in text or any(pair in text for pair in _TIGHT_COLON)
         marks, key_marks = self.marks, self.key_marks
         anchors: dict[str, Any] = {}
@@ -296,12 +294,8 @@ class _Reader:
                     self.too_deep(mark)
                 value = event.value
                 top = stack[-1]
-                if event.style:
-                    if event.style in "|>":
-                        self.block_header(mark)
-                elif top.flow and (":" in value or (odd and ("?" in value or text[
-                        event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON))):
-                    self.flow_plain(value, mark, event.end_mark)
+                if event.style or top.flow:
+                    self.dialect(event, top, odd)
                 if event.implicit[0]:
                     tag = plain_tags.get(value)
                     if tag is None:
@@ -343,12 +337,8 @@ class _Reader:
                 tag = event.tag
                 if kind is ScalarEvent:
                     value = event.value
-                    if event.style:
-                        if event.style in "|>":
-                            self.block_header(mark)
-                    elif top is not None and top.flow and (":" in value or (odd and ("?" in value or text[
-                            event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON))):
-                        self.flow_plain(value, mark, event.end_mark)
+                    if top is not None and (event.style or top.flow):
+                        self.dialect(event, top, odd)
                     if tag == "!":  # the non-specific tag: a string, whatever the parser's implicit flags
                         tag = _STR
                     elif tag is None:
@@ -401,6 +391,18 @@ class _Reader:
                 document = event.start_mark
             elif kind is StreamEndEvent:
                 return document is not None
+
+    def dialect(self, event: Any, top: _Open, odd: bool) -> None:
+        """Refuse a scalar that libyaml and PyYAML's pure-Python parser read differently.
+        `odd`: the text holds a '?' or a ':' right before a flow indicator, the rarer cases
+        that cost the scalar's end mark."""
+        value, style = event.value, event.style
+        if style:
+            if style in "|>":
+                self.block_header(event.start_mark)
+        elif ":" in value or (odd and ("?" in value or self.lines.text[
+                event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON)):
+            self.flow_plain(value, event.start_mark, event.end_mark)
 
     def flow_plain(self, value: str, mark: Any, end: Any) -> None:
         """An unquoted value inside [...] or {...} holding '?' or ':', or a key with no
