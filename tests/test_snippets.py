@@ -70,3 +70,21 @@ def test_control_characters_in_the_source_line_are_escaped_and_the_caret_stays_u
 def test_no_snippet_without_the_file():
     assert Sources().extent(Span("<stdin>", 1, 1)) is None
     assert Sources().extent(Span("/no/such/file.yaml", 1, 1)) is None
+
+
+def test_the_source_line_is_the_editor_s_line_when_a_comment_holds_a_line_separator(write, capsys):
+    path = write("# a note\u2028# more of it\nformat: 1\ndecision: demo\nhit_policy: uniqe\n")
+    main(["validate", str(path)])
+    out = capsys.readouterr().out
+    assert "4 | hit_policy: uniqe" in out, out
+
+
+def test_standard_input_named_like_a_file_shows_no_line_of_that_file(tmp_path, monkeypatch, capsys):
+    import io
+
+    (tmp_path / "t.yaml").write_text("format: 1\ndecision: other\nhit_policy: unique\n")  # not what stdin holds
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"format: 1\ndecision: demo\nhit_policy: uniqe\n")))
+    main(["validate", "--stdin-filename", "t.yaml", "-"])
+    out = capsys.readouterr().out
+    assert "t.yaml:3:13: error[schema]" in out and "hit_policy: unique" not in out and " | " not in out, out

@@ -97,8 +97,9 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 
 
 def _render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool,
-            summary: str | None = None) -> str:
-    sources = Sources()  # the files' text, for the source lines and the spans' ends
+            summary: str | None = None, stdin_name: str | None = None) -> str:
+    # the files' text, for the source lines and the spans' ends (not standard input's name)
+    sources = Sources(frozenset([stdin_name] if stdin_name and "-" in files else []))
     if fmt == "json":
         return render_json(files, diagnostics, sources)
     if fmt == "sarif":
@@ -145,7 +146,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
     shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
     summary = None if args.quiet and code == EXIT_OK else summary_line(diagnostics, len(paths), strict=args.strict)
-    text = _render(args.format, paths, shown, _use_color(args.color, sys.stdout), summary)
+    text = _render(args.format, paths, shown, _use_color(args.color, sys.stdout), summary,
+                   getattr(args, "stdin_filename", None) or "<stdin>")
     if text:
         print(text)
     return code

@@ -11,7 +11,7 @@ import os
 from typing import NamedTuple
 
 from ..table.diagnostics import Span, visible
-from ..table.source import read_bytes
+from ..table.source import editor_lines, read_bytes
 
 #: Where a plain scalar ends inside [...] or {...}, and anywhere.
 _FLOW_END = ",]}"
@@ -27,10 +27,11 @@ class Extent(NamedTuple):
 class Sources:
     """The texts of the files findings name, each read once (through the same reader as a
     check: regular files only, under the size limit). A file that cannot be read has no
-    snippet; standard input has none."""
+    snippet, and neither has `unread`: a name standing for standard input, whose text is
+    not the file of that name."""
 
-    def __init__(self) -> None:
-        self._lines: dict[str, list[str] | None] = {}
+    def __init__(self, unread: frozenset[str] = frozenset()) -> None:
+        self._lines: dict[str, list[str] | None] = {name: None for name in unread}
 
     def line(self, span: Span) -> str | None:
         lines = self._lines.get(span.file, ...)
@@ -54,7 +55,7 @@ def _read_lines(file: str) -> list[str] | None:
     if raw is None:
         return None
     try:
-        return raw.decode("utf-8-sig").splitlines()
+        return editor_lines(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         return None
 

@@ -189,6 +189,12 @@ def _syntax_help(problem: str, at: str) -> str | None:
     return None
 
 
+def editor_lines(text: str) -> list[str]:
+    """`text`'s lines as an editor numbers them (and as every span here counts them): broken
+    at CR, LF and CRLF only, not at U+0085, U+2028 or U+2029 as `str.splitlines` does."""
+    return _Lines._BREAKS.split(text)
+
+
 class _Lines:
     """Positions as an editor shows them. YAML also breaks lines at U+0085, U+2028 and
     U+2029, editors do not; only a text holding one of them needs its own line index."""
