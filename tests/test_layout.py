@@ -116,3 +116,47 @@ def test_the_engine_has_a_public_face():
 
     assert all(getattr(engine, name) is not None for name in engine.__all__)
     assert engine.check_bytes.__module__ == "swapool.table.check"
+
+
+#: Modules whose job is words: the registries of codes and the text helpers they use.
+WORDING = ("swapool.table.codes", "swapool.swa.codes", "swapool.table.text")
+#: Facts a finding may give as a string constant: its variant and data values, never a sentence.
+PLAIN_FACTS = {"problem", "expected", "got", "hint", "keyword"}
+
+
+def prose_in_findings(source: str) -> list[str]:
+    """Every place a finding is made with words: an f-string, a joined string, or a
+    string constant outside `PLAIN_FACTS`, anywhere in an error()/warning()/note() call
+    after its code."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("error", "warning", "note")):
+            continue
+        given = [("", arg) for arg in node.args[1:]] + [(k.arg or "", k.value) for k in node.keywords]
+        for name, value in given:
+            for part in ast.walk(value):
+                wordy = isinstance(part, ast.JoinedStr) or (
+                    isinstance(part, ast.BinOp) and any(isinstance(s, (ast.JoinedStr, ast.Constant))
+                                                        and isinstance(getattr(s, "value", None), str)
+                                                        for s in (part.left, part.right)))
+                if not wordy and isinstance(part, ast.Constant) and isinstance(part.value, str) and part is value:
+                    wordy = name not in PLAIN_FACTS
+                if wordy:
+                    found.append(f"line {node.lineno}: {name or 'argument'}")
+                    break
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if module_name(p) not in WORDING], ids=lambda p: module_name(p))
+def test_findings_are_made_as_data_and_worded_by_the_registry(path: Path):
+    """A finding carries facts; its words live in its code's registry entry, one place per
+    code. A sentence written where a finding is made would be a second place."""
+    assert not prose_in_findings(path.read_text(encoding="utf-8")), module_name(path)
+
+
+def test_the_prose_check_sees_a_sentence_where_a_finding_is_made():
+    assert prose_in_findings('error("gap", span, region=r)') == []
+    assert prose_in_findings('error("gap", f"no rule decides {r}", span)') == ["line 1: argument"]
+    assert prose_in_findings('warning("gap", span, help="add a rule")') == ["line 1: help"]
+    assert prose_in_findings('note("gap", span, problem="x" + y)') == ["line 1: problem"]

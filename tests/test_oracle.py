@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import re
 
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -117,7 +116,7 @@ def test_engine_agrees_with_the_oracle(data):
 
     replay_witnesses(table, brute, compiled, found)
     assert {d.rules for d in found if d.code == "invariant"} == brute.breaches()
-    failing = {int(re.match(r"case (\d+)", d.message).group(1)) - 1 for d in found if d.code == "case-failed"}
+    failing = {d.facts["case"] - 1 for d in found if d.code == "case-failed"}
     assert failing == brute.failing_cases()
     gap_findings = [d for d in found if d.code == "gap"]
     assert len(gap_findings) == len(cov.gaps)
@@ -146,7 +145,7 @@ def replay_witnesses(table, brute, diagram, found):
         elif d.code == "invariant":
             assert decided == ids[d.rules[0]]
         elif d.code == "case-failed":
-            case = table.cases[int(re.match(r"case (\d+)", d.message).group(1)) - 1]
+            case = table.cases[d.facts["case"] - 1]
             assert oracle.inside(case.region, point)
             assert decided is None or table.rules[decided].then != case.expect
 

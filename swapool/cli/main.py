@@ -57,10 +57,10 @@ def _check_quietly(args: argparse.Namespace, path: str) -> Any:
 
         name = getattr(args, "stdin_filename", None) or "<stdin>"
         if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
-            return Checked(name, None, (error("io", f"{name}: standard input is closed", Span(name, 1, 1)),))
+            return Checked(name, None, (error("io", Span(name, 1, 1), problem="closed", file=name),))
         raw = sys.stdin.buffer.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
-            return Checked(name, None, (error("io", f"{name} is larger than {MAX_BYTES} bytes", Span(name, 1, 1)),))
+            return Checked(name, None, (error("io", Span(name, 1, 1), problem="too-large", file=name, limit=MAX_BYTES),))
         folder = os.path.dirname(args.stdin_filename) or "." if getattr(args, "stdin_filename", None) else None
         return check_bytes(raw, name, enums=enums, contracts=CONTRACTS, folder=folder)
     return check_path(path, display=path, enums=enums, contracts=CONTRACTS)

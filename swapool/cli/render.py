@@ -8,6 +8,8 @@ from typing import Any, Sequence
 from ..table.diagnostics import Diagnostic, Severity
 from .snippets import Sources, snippet
 
+#: Facts a JSON finding carries at its top level, as it always has.
+_TOP_LEVEL = frozenset({"expected", "got", "keyword"})
 _TINT = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.NOTE: "\x1b[1;36m"}
 
 
@@ -15,16 +17,10 @@ def render_text(diagnostic: Diagnostic, *, color: bool = False, sources: Sources
     """The diagnostic as a person reads it: its `file:line:col: severity[code]: message`
     line, the source line with a caret under the span (when `sources` has the file), the
     `= ...` lines, and where to read more. `color` tints the label and the caret."""
-    head, *rest = str(diagnostic).split("\n")
-    label = f"{diagnostic.severity.value}[{diagnostic.code}]"
-    shown = snippet(diagnostic.span, sources) if sources is not None and diagnostic.span else []
-    if color:
-        tint = _TINT[diagnostic.severity]
-        head = head.replace(label, f"{tint}{label}\x1b[0m", 1)
-        if shown:
-            gutter, carets = shown[-1].split("|", 1)
-            shown[-1] = f"{gutter}|{tint}{carets}\x1b[0m"
-    return "\n".join([head, *shown, *rest, f"  = see: swapool codes {diagnostic.code}"])
+    tint = _TINT[diagnostic.severity] if color else ""
+    head = diagnostic.header(f"{tint}{diagnostic.label}\x1b[0m" if color else None)
+    shown = snippet(diagnostic.span, sources, tint) if sources is not None and diagnostic.span else []
+    return "\n".join([head, *shown, *diagnostic.notes(), f"  = see: swapool codes {diagnostic.code}"])
 
 
 def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool = False) -> str:
@@ -54,8 +50,9 @@ def to_json_obj(diagnostic: Diagnostic, sources: Sources | None = None) -> dict[
         "keyword": diagnostic.keyword,
         "expected": diagnostic.expected,
         "got": diagnostic.got,
-        "related": [{"message": what, "file": at.file, "line": at.line, "column": at.column}
-                    for what, at in diagnostic.related],
+        "related": [{"message": other.label, "what": other.what, "name": other.name, "file": other.span.file,
+                     "line": other.span.line, "column": other.span.column} for other in diagnostic.related],
+        "facts": {k: v for k, v in diagnostic.facts.items() if k not in _TOP_LEVEL},
     }
 
 

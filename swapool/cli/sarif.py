@@ -33,12 +33,14 @@ def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = No
             }}]
         if d.related:
             result["relatedLocations"] = [{
-                "id": k, "message": {"text": what},
-                "physicalLocation": {"artifactLocation": {"uri": at.file},
-                                     "region": _region(at, sources)},
-            } for k, (what, at) in enumerate(d.related)]
+                "id": k, "message": {"text": other.label},
+                "physicalLocation": {"artifactLocation": {"uri": other.span.file},
+                                     "region": _region(other.span, sources)},
+            } for k, other in enumerate(d.related)]
+        properties: dict[str, object] = {"facts": dict(d.facts), "rules": list(d.rules)}
         if d.witness:
-            result["properties"] = {"witness": {k: v for k, v in d.witness.items()}, "rules": list(d.rules)}
+            properties["witness"] = dict(d.witness)
+        result["properties"] = properties
         results.append(result)
     log = {
         "$schema": SARIF_SCHEMA,

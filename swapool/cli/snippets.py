@@ -104,9 +104,9 @@ def token_end(line: str, start: int) -> int:
     return max(end, start + 1)
 
 
-def snippet(span: Span, sources: Sources) -> list[str]:
+def snippet(span: Span, sources: Sources, tint: str = "") -> list[str]:
     """The gutter, the source line and the caret line for `span`, or nothing when the
-    file's text is not at hand."""
+    file's text is not at hand. `tint`: an ANSI colour for the carets."""
     text = sources.line(span)
     extent = sources.extent(span)
     if text is None or extent is None:
@@ -117,4 +117,5 @@ def snippet(span: Span, sources: Sources) -> list[str]:
     # escapes widen what comes before the span; the caret must stay under it
     before = len(visible(text[:span.column - 1]))
     width = max(1, len(visible(text[span.column - 1:extent.column - 1])))
-    return [f"{pad} |", f"{number} | {shown}", f"{pad} | {' ' * before}{'^' * width}"]
+    carets = f"{tint}{'^' * width}\x1b[0m" if tint else "^" * width
+    return [f"{pad} |", f"{number} | {shown}", f"{pad} | {' ' * before}{carets}"]

@@ -7,7 +7,7 @@ checks the safety property once more on the diagram it compiles.
 
 from __future__ import annotations
 
-from ..table.diagnostics import Diagnostic, error, format_value
+from ..table.diagnostics import Diagnostic, error
 from ..table.model import Table
 from ..table.partition import Budget, Node, first_hits
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
@@ -23,25 +23,17 @@ def check_contract(table: Table, budget: Budget | None = None, first: Node | Non
     found: list[Diagnostic] = []
     for inp in table.inputs:
         if inp.name not in SWA_FACTS and inp.name not in SELECTORS:
-            found.append(error(
-                "decision-kind", f"input '{inp.name}' is not a fact the {DECISION} resolver reads",
-                inp.span, expected=list(SWA_FACTS + SELECTORS), got=inp.name,
-                help=f"{DECISION} reads {', '.join(SWA_FACTS)}; {', '.join(SELECTORS)} names the place "
-                     "deciding and is fixed before the resolver runs"))
+            found.append(error("decision-kind", inp.span, problem="not-a-fact", expected=list(SWA_FACTS + SELECTORS),
+                               got=inp.name, decision=DECISION, reads=list(SWA_FACTS), selectors=list(SELECTORS)))
         elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
-            found.append(error(
-                "decision-kind", f"input '{inp.name}' is whether a pool passes the SWA check: its values are "
-                f"{' and '.join(POOL_VALUES)}", inp.span, expected=list(POOL_VALUES),
-                got=[format_value(v) for v in inp.values]))
+            found.append(error("decision-kind", inp.span, problem="pool-values", keyword=inp.name,
+                               expected=list(POOL_VALUES), got=list(inp.values)))
         elif inp.name in BOOL_FACTS and not inp.is_bool:
-            found.append(error(
-                "decision-kind", f"input '{inp.name}' is a bool fact of the model runner: write 'type: bool'",
-                inp.span, expected="type: bool", got=list(inp.values)))
+            found.append(error("decision-kind", inp.span, problem="bool-fact", keyword=inp.name, expected="type: bool",
+                               got=list(inp.values)))
     extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
     if extra:
-        found.append(error(
-            "decision-kind", f"output value(s) {', '.join(extra)} are not pools the resolver can return",
-            table.output.span, expected=list(SWA_OUTPUTS), got=extra))
+        found.append(error("decision-kind", table.output.span, problem="outputs", expected=list(SWA_OUTPUTS), got=extra))
     if found:
         return found
     return _unsafe_answers(table, budget or Budget(), first)
@@ -65,16 +57,14 @@ def _unsafe_answers(table: Table, budget: Budget, first: Node | None) -> list[Di
             if not outside:
                 continue
             bad = reg[:k] + (outside,) + reg[k + 1:]
-            where = f"where {fact}={format_value(inp.values_of(outside)[0])}"
+            read = {"value": inp.values_of(outside)[0]}
         else:
             bad = reg
-            where = f"without reading {fact}"
+            read = {}
         reported.add(ri)
-        found.append(error(
-            "unsafe-pool", f"rule '{rule.id}' answers '{rule.then}' {where}: the backend would translate "
-            f"through a pool that failed the SWA check (an illegal memory access on a GPU)",
-            rule.span, rules=(rule.id,), witness=table.point(bad), expected=f"{fact}=swa", got=rule.then,
-            help=f"answer '{rule.then}' only under {fact}: swa; decide 'none' where it is not"))
+        found.append(error("unsafe-pool", rule.span, rules=(rule.id,), witness=table.point(bad),
+                           problem="read" if read else "unread", rule=rule.id, fact=fact, expected={fact: "swa"},
+                           got=rule.then, **read))
     return found
 
 

@@ -135,10 +135,8 @@ def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
     checked = check_bytes(raw, shown, digest=digest, enums=enums, contracts=CONTRACTS, folder=Path(path).parent)
     findings = checked.diagnostics
     if checked.table is not None and checked.table.decision != DECISION:
-        findings += (error(
-            "decision-kind", f"load_policy loads {DECISION} tables; this one decides '{checked.table.decision}'",
-            checked.table.decision_span, expected=DECISION, got=checked.table.decision,
-            help="use swapool.table (check_path and Decider) for other decisions"),)
+        findings += (error("decision-kind", checked.table.decision_span, problem="loads", expected=DECISION,
+                           got=checked.table.decision),)
     errors = [d for d in findings if d.is_error]
     if checked.table is None or errors:
         raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "

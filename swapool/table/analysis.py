@@ -5,17 +5,16 @@ of them; the test suite replays every witness through the diagram and a brute-fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, NamedTuple, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
-from .diagnostics import Diagnostic, error, format_value, note, shown_list, warning
+from .diagnostics import Diagnostic, Related, error, note, warning
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
 
-
-#: Rule ids (values) a finding names before it says "and N more".
-SHOWN_RULES = 3
-SHOWN_VALUES = 8
+#: Conflicting partners of one rule that get a finding each; the rest share one, so n
+#: identical rules make O(n) findings, not O(n^2).
+CONFLICTS_EACH = 3
 
 
 class Analysis(NamedTuple):
@@ -43,24 +42,13 @@ def analysis(table: Table, budget: Budget | None = None) -> Analysis:
         found += invariant_breaches(table, budget, first)
         found += failing_cases(table, budget, first)
     except BudgetExceeded as exc:
-        found.append(error(
-            "analysis-budget", f"the analysis stopped while {exc.what} ({exc.limit:,} steps); the "
-            "table is too irregular to check exactly", table.rules_span,
-            help="split the table, or make its rules follow the input order (as a decision tree does)"))
+        found.append(error("analysis-budget", table.rules_span, problem="steps", what=exc.what, limit=exc.limit))
     return Analysis(found, first)
 
 
 def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
     """Every finding about a well-formed table (`analysis` without the DAG)."""
     return analysis(table, budget).findings
-
-
-def rule_list(table: Table, indices: Sequence[int], total: int | None = None) -> str:
-    """'a', 'b', 'c' and 1,997 more."""
-    total = len(indices) if total is None else total
-    shown = ", ".join(f"'{table.rules[i].id}'" for i in indices[:SHOWN_RULES])
-    more = total - min(len(indices), SHOWN_RULES)
-    return shown + (f" and {more:,} more" if more > 0 else "")
 
 
 @dataclass(frozen=True)
@@ -107,10 +95,7 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
     unique = table.hit_policy is HitPolicy.UNIQUE
     found: list[Diagnostic] = []
     for reg in cov.gaps:
-        found.append(error(
-            "gap", f"no rule decides {table.describe(reg)}", table.rules_span,
-            witness=table.point(reg),
-            help="add a rule for this input, or widen a rule's cell to cover it"))
+        found.append(error("gap", table.rules_span, witness=table.point(reg), region=table.terms(reg)))
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
             found += _overlap_findings(table, later, earlier, cov.overlaps.count[later])
@@ -119,18 +104,11 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
             if is_empty(r.cube):
                 continue
             if r.index not in cov.fires:
-                hiders = _hiders(rules, r)
-                found.append(error(
-                    "unreachable-rule", f"rule '{r.id}' can never fire: "
-                    f"{'earlier rule' if len(hiders) == 1 else 'earlier rules'} {rule_list(table, hiders)} "
-                    f"{'decides' if len(hiders) == 1 else 'decide'} every input it matches",
-                    r.span, rules=(r.id, *(rules[h].id for h in hiders[:SHOWN_RULES])), witness=table.point(r.cube),
-                    help="remove the rule, or move it above the rules that hide it"))
+                hiders = [rules[h].id for h in _hiders(rules, r)]
+                found.append(error("unreachable-rule", r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
+                                   rule=r.id, hiders=hiders))
             elif r.index not in cov.needed:
-                found.append(warning(
-                    "redundant-rule", f"rule '{r.id}' is redundant: later rules decide every input "
-                    f"it decides the same way ('{r.then}')", r.span, rules=(r.id,),
-                    help="remove the rule, or narrow the later rules if it should matter"))
+                found.append(warning("redundant-rule", r.span, rules=(r.id,), rule=r.id, then=r.then))
     return found
 
 
@@ -155,25 +133,22 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
     b = rules[later]
     conflicting = [e for e in earlier if rules[e].then != b.then]
     alike = [e for e in earlier if rules[e].then == b.then]
-    fix = "make the cells disjoint, or use hit_policy: first if order should decide"
     found = []
-    for e in conflicting[:SHOWN_RULES]:
+    for e in conflicting[:CONFLICTS_EACH]:
         a = rules[e]
         reg = intersect(a.cube, b.cube)
-        found.append(error(
-            "overlap", f"rules '{a.id}' and '{b.id}' conflict: both decide {table.describe(reg)}, "
-            f"'{a.id}' as '{a.then}' and '{b.id}' as '{b.then}'", b.span, rules=(a.id, b.id),
-            witness=table.point(reg), related=((f"rule '{a.id}'", a.span),), help=fix))
-    rest = conflicting[SHOWN_RULES:] + alike
+        found.append(error("overlap", b.span, rules=(a.id, b.id), witness=table.point(reg),
+                           related=(Related("rule", a.id, a.span),), problem="conflict", first=a.id,
+                           first_then=a.then, rule=b.id, then=b.then, region=table.terms(reg)))
+    rest = conflicting[CONFLICTS_EACH:] + alike
     if rest:
         a = rules[rest[0]]
         reg = intersect(a.cube, b.cube)
-        same = not conflicting[SHOWN_RULES:]
-        found.append(error(
-            "overlap", f"rule '{b.id}' overlaps {rule_list(table, rest, total - len(conflicting[:SHOWN_RULES]))}"
-            f"{' (same output)' if same else ''}: both decide {table.describe(reg)}", b.span,
-            rules=(a.id, b.id) + tuple(rules[e].id for e in rest[1:SHOWN_RULES]), witness=table.point(reg),
-            related=((f"rule '{a.id}'", a.span),), help=fix))
+        partners = [rules[e].id for e in rest]
+        found.append(error("overlap", b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
+                           related=(Related("rule", a.id, a.span),), problem="shared", rule=b.id, partners=partners,
+                           total=total - len(conflicting[:CONFLICTS_EACH]), same=not conflicting[CONFLICTS_EACH:],
+                           region=table.terms(reg)))
     return found
 
 
@@ -206,37 +181,30 @@ def invariant_breaches(table: Table, budget: Budget, first: Node | None = None) 
                 continue
             bad = None
             if rule.then not in inv.then_outputs:
-                bad, what = reg, f"output '{rule.then}'"
+                bad, what = reg, {"output": rule.then}
             else:
                 for j, inp in enumerate(table.inputs):
                     outside = reg[j] & ~inv.then_region[j]
                     if outside:
                         bad = reg[:j] + (outside,) + reg[j + 1:]
-                        what = f"{inp.name}={format_value(inp.values[lowest_bit(outside)])}"
+                        what = {inp.name: inp.values[lowest_bit(outside)]}
                         break
             if bad is None:
                 continue
             reported.add(ri)
             found.append(error(
-                "invariant", f"rule '{rule.id}' breaks invariant '{inv.id}': where {table.describe(bad)} it "
-                f"decides '{rule.then}', but the invariant requires {_requirement(table, inv)}"
-                + (f" ({' '.join(inv.why.split())})" if inv.why else ""),
-                rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
-                related=((f"invariant '{inv.id}'", inv.span),), expected=_requirement(table, inv), got=what,
-                help="narrow the rule, or fix the invariant if the rule is right"))
+                "invariant", rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
+                related=(Related("invariant", inv.id, inv.span),), rule=rule.id, invariant=inv.id,
+                region=table.terms(bad), then=rule.then, expected=_requirement(table, inv), got=what, why=inv.why))
     return found
 
 
-def _requirement(table: Table, inv: Invariant) -> str:
-    """What an invariant's `then` asks for, in the words of its condition."""
-    parts = []
+def _requirement(table: Table, inv: Invariant) -> dict[str, Any]:
+    """What an invariant's `then` asks for: the outputs it allows (when not every one),
+    and the values of each input it restricts."""
     outputs = [v for v in table.output.values if v in inv.then_outputs]
-    if len(outputs) < len(table.output.values):
-        parts.append("output " + " or ".join(f"'{o}'" for o in outputs))
-    region = table.describe(inv.then_region)
-    if region != "every input":
-        parts.append(region)
-    return " and ".join(parts) or "nothing"
+    allowed = {"output": outputs} if len(outputs) < len(table.output.values) else {}
+    return {**allowed, **table.terms(inv.then_region)}
 
 
 def failing_cases(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:
@@ -249,11 +217,9 @@ def failing_cases(table: Table, budget: Budget, first: Node | None = None) -> li
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
-            said = f"rule '{got.id}' decides '{got.then}'" if got else "no rule decides it"
-            found.append(error(
-                "case-failed", f"case {case.index + 1} expects '{case.expect}', but {said}",
-                case.span, rules=(got.id,) if got else (), witness=table.point(reg),
-                help="fix the rule if the case is right; fix the case if the rule is"))
+            found.append(error("case-failed", case.span, rules=(got.id,) if got else (), witness=table.point(reg),
+                               case=case.index + 1, expected=case.expect, got=got.then if got else None,
+                               rule=got.id if got else None))
             break
     return found
 
@@ -272,14 +238,9 @@ def uncased_values(table: Table) -> list[Diagnostic]:
         left_out = inp.values_of(inp.full & ~cased)
         if not left_out:
             continue
-        values = shown_list(left_out, SHOWN_VALUES)
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
-        found.append(warning(
-            "uncased-value", f"no case exercises {values} of input '{inp.name}' (bound to the engine's "
-            f"{inp.enum.split(':')[-1]})", inp.span, expected="a case naming each value", got=list(left_out),
-            keyword=inp.name,
-            help=(f"add a case that names it, or its set: given: {{{inp.name}: {{in: {homes[0]}}}, ...}}" if homes
-                  else f"add a case with given: {{{inp.name}: {format_value(left_out[0])}, ...}}")))
+        found.append(warning("uncased-value", inp.span, expected="a case naming each value", got=list(left_out),
+                             keyword=inp.name, enum=inp.enum, homes=homes))
     return found
 
 
@@ -293,36 +254,24 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
             named[j] |= cell.named
             if cell.mask == 0:
-                found.append(error(
-                    "empty-cell", f"rule '{rule.id}' can never match: its cell for '{inp.name}' "
-                    "matches no value", cell.span or rule.span, rules=(rule.id,),
-                    help="a {not: [...]} that lists every value, or an empty list, matches nothing"))
+                found.append(error("empty-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
+                                   keyword=inp.name))
             elif cell.form is CellForm.LIST and cell.mask == inp.full and len(inp.values) > 1:
-                found.append(warning(
-                    "full-domain-cell", f"rule '{rule.id}' lists every value of '{inp.name}'",
-                    cell.span or rule.span, rules=(rule.id,),
-                    help="write '-' so that a value added later is not silently left out"))
+                found.append(warning("full-domain-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
+                                     keyword=inp.name))
     for j, inp in enumerate(table.inputs):
         unnamed = inp.full & ~named[j]
         if not unnamed:
             continue
         if unnamed == inp.full:
-            found.append(warning(
-                "unused-input", f"no rule names a value of input '{inp.name}': the decision never depends on it",
-                inp.span, help="remove the input, or name its values in the rules that depend on it"))
+            found.append(warning("unused-input", inp.span, keyword=inp.name))
             continue
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
         left_out = inp.values_of(unnamed)
-        values = shown_list(left_out, SHOWN_VALUES)
-        absorbers = [r.index for r in table.rules
+        absorbers = [r.id for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = note if inp.wildcard else error  # wildcard: true is the author opting in
-        found.append(report(
-            "unnamed-value", f"no rule names {values} of input '{inp.name}'; "
-            + (f"only wildcards in {rule_list(table, absorbers)} decide it" if absorbers
-               else "nothing decides it"),
-            inp.span, rules=tuple(table.rules[a].id for a in absorbers[:SHOWN_RULES]),
-            help="name the value in the rule that should decide it"
-            + ("" if inp.wildcard else ", or set 'wildcard: true' on the input to allow wildcards")))
+        found.append(report("unnamed-value", inp.span, rules=tuple(absorbers), got=list(left_out), keyword=inp.name,
+                            absorbers=absorbers, wildcard=inp.wildcard))
     return found

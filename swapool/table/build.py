@@ -7,20 +7,12 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .cells import make_cell, matched, read_cell
-from .diagnostics import Diagnostic, Suggestions, error, format_value, shown_list
+from .diagnostics import Diagnostic, Suggestions, error
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
-#: Values a message lists before "and N more".
-_LISTED = 12
-
-
-def _listed(values: tuple) -> str:
-    return shown_list(values, _LISTED)
-
-
 def build_table(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})
                 ) -> tuple[Table | None, list[Diagnostic]]:
     """Resolve a schema-valid document into a `Table`, or say every reason it cannot be.
@@ -36,18 +28,16 @@ class _TableBuilder:
         self.doc = doc
         self.imported = imported
         self.diagnostics: list[Diagnostic] = []
-        self.did_you_mean = Suggestions().did_you_mean
+        self.suggest = Suggestions().suggest
 
-    def fail(self, code: str, message: str, path: tuple, help: str | None = None) -> None:
-        self.diagnostics.append(error(code, message, self.doc.span(path), help=help))
 
     def build(self) -> Table | None:
         d = self.doc.data
         rows = len(d["rules"]) + len(d.get("cases", [])) + 2 * len(d.get("invariants", []))
         if len(d["inputs"]) * rows > MAX_CELLS:
-            self.fail("analysis-budget", f"the table has {len(d['inputs']):,} inputs and {rows:,} rules, cases and "
-                      f"invariant conditions: {len(d['inputs']) * rows:,} cells, more than the {MAX_CELLS:,} swapool "
-                      "checks", ("rules",), help="split the table; a decision table is a few dozen rows")
+            self.diagnostics.append(error("analysis-budget", self.doc.span(("rules",)), problem="cells",
+                                          inputs=len(d["inputs"]), rows=rows, cells=len(d["inputs"]) * rows,
+                                          limit=MAX_CELLS))
             return None
         inputs = tuple(self.input(name, spec) for name, spec in d["inputs"].items())
         self.by_name = {i.name: i for i in inputs}
@@ -55,15 +45,14 @@ class _TableBuilder:
         self.index = {i.name: k for k, i in enumerate(inputs)}
         self.any_cells = tuple(Cell(i.full, CellForm.ANY, 0, None) for i in inputs)  # an input left out
         out_values = tuple(d["output"]["values"])
-        self.check_unique(out_values, ("output", "values"), "output")
+        self.check_unique(out_values, ("output", "values"), "output", None)
         self.output = Output(out_values, self.doc.span(("output",)), d["output"].get("description"))
         rules = tuple(self.rule(i, r) for i, r in enumerate(d["rules"]))
         seen: dict[str, Rule] = {}
         for r in rules:
             if r.id in seen:
-                self.fail("duplicate-rule-id",
-                          f"rule id '{r.id}' is already used by the rule at line {seen[r.id].span.line}",
-                          ("rules", r.index, "id"), help="give every rule a distinct id")
+                self.diagnostics.append(error("duplicate-rule-id", self.doc.span(("rules", r.index, "id")),
+                                              got=r.id, first_line=seen[r.id].span.line))
             seen.setdefault(r.id, r)
         cases = tuple(self.case(i, c) for i, c in enumerate(d.get("cases", [])))
         invariants = tuple(self.invariant(i, v) for i, v in enumerate(d.get("invariants", [])))
@@ -71,21 +60,19 @@ class _TableBuilder:
                      self.output, rules, cases, invariants, d.get("description"),
                      self.doc.key_span(("rules",)), self.doc.span(("decision",)))
 
-    def check_unique(self, values: tuple, path: tuple, what: str, doc: Document | None = None) -> None:
+    def check_unique(self, values: tuple, path: tuple, problem: str, input: str | None, doc: Document | None = None,
+                     **facts: Any) -> None:
         seen: set = set()
         for i, v in enumerate(values):
             if v in seen:
-                self.diagnostics.append(error("duplicate-value", f"{what} lists the value '{v}' twice",
-                                              (doc or self.doc).span(path + (i,))))
+                self.diagnostics.append(error("duplicate-value", (doc or self.doc).span(path + (i,)), problem=problem,
+                                              got=v, keyword=input, **facts))
             seen.add(v)
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
         path = ("inputs", name)
         if name == OUTPUT:
-            self.diagnostics.append(error(
-                "reserved-name", f"an input cannot be named '{OUTPUT}': invariant conditions use that key for "
-                "the decision's output", self.doc.key_span(path), expected="another name", got=name,
-                help="rename the input"))
+            self.diagnostics.append(error("reserved-name", self.doc.key_span(path), expected="another name", got=name))
         origin, source, local = self.doc, None, spec
         if "from" in spec:  # the domain comes from there; what is said here about it stays
             origin, source = self.imported[name], spec["from"]
@@ -96,7 +83,7 @@ class _TableBuilder:
         sets: dict[str, list] = spec.get("sets", {})
         if "values" in spec:
             values = tuple(spec["values"])
-            self.check_unique(values, path + ("values",), f"input '{name}'", origin)
+            self.check_unique(values, path + ("values",), "input", name, origin)
             written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
         else:  # the sets' members, in the order they are first listed
             written = {}
@@ -110,7 +97,7 @@ class _TableBuilder:
         masks = []
         for set_name, members in sets.items():
             at = path + ("sets", set_name)
-            self.check_unique(tuple(members), at, f"value set '{set_name}' of input '{name}'", origin)
+            self.check_unique(tuple(members), at, "set", name, origin, set=set_name)
             masks.append((set_name, self.value_mask(inp, members, at, doc=origin)))
         return dataclasses.replace(inp, sets=tuple(masks)) if masks else inp
 
@@ -132,25 +119,15 @@ class _TableBuilder:
                 continue
             declared = list(inp.set_masks)
             self.diagnostics.append(error(
-                "unknown-set", f"'{set_name}' is not a value set of input '{inp.name}' "
-                + (f"(its sets: {', '.join(declared)})" if declared else "(it declares no sets)"),
-                self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name, keyword=inp.name,
-                help=self.did_you_mean(set_name, declared) or (None if declared else
-                                                          f"declare it under inputs: {inp.name}: sets:")))
+                "unknown-set", self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name,
+                keyword=inp.name, suggestion=self.suggest(set_name, declared)))
         return mask
 
     def unknown_value(self, inp: Input, v: Any, path: tuple, doc: Document | None = None) -> None:
-        hint = None
-        if isinstance(v, bool) and not inp.is_bool:
-            hint = "YAML reads yes/no/on/off/true/false as booleans; quote the value"
-        elif inp.is_bool:
-            hint = "this input has type bool: write true or false"
-        else:
-            hint = self.did_you_mean(v, inp.values)
+        hint = "yaml-bool" if isinstance(v, bool) and not inp.is_bool else "bool" if inp.is_bool else ""
         self.diagnostics.append(error(
-            "unknown-value", f"{format_value(v)!r} is not a value of input '{inp.name}' "
-            f"(expected one of: {_listed(inp.values)})", (doc or self.doc).span(path), help=hint,
-            expected=list(inp.values[:_LISTED]), got=v, keyword=inp.name))
+            "unknown-value", (doc or self.doc).span(path), problem="input", expected=inp.values, got=v,
+            keyword=inp.name, hint=hint, suggestion=None if hint else self.suggest(v, inp.values)))
 
     def named(self, inp: Input, raw: Any, path: tuple) -> tuple[CellForm, int, tuple[str, ...]]:
         """How a cell is written, the values it names, and the value sets it names."""
@@ -197,15 +174,15 @@ class _TableBuilder:
         inp = self.by_name.get(name)
         if inp is None:
             known = list(self.by_name) + ([OUTPUT] if allow_output else [])
-            self.diagnostics.append(error(
-                "unknown-input", f"'{name}' is not an input of this table (inputs: {', '.join(known)})",
-                self.doc.key_span(path + (name,)), help=self.did_you_mean(name, known), expected=known, got=name))
+            self.diagnostics.append(error("unknown-input", self.doc.key_span(path + (name,)), expected=known, got=name,
+                                          suggestion=self.suggest(name, known)))
         return inp
 
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
-            self.fail("unknown-value", f"'{value}' is not an output value (expected one of: "
-                      f"{', '.join(self.output.values)})", path, help=self.did_you_mean(value, self.output.values))
+            self.diagnostics.append(error("unknown-value", self.doc.span(path), problem="output",
+                                          expected=self.output.values, got=value,
+                                          suggestion=self.suggest(value, self.output.values)))
 
     def rule(self, index: int, raw: Mapping[str, Any]) -> Rule:
         path = ("rules", index)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .diagnostics import Diagnostic, describe_fact, did_you_mean, format_value, visible
+from .codes import adding_hint
+from .diagnostics import Diagnostic, describe_fact, format_value, suggest, visible
 from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
-from .model import Rule, Table, adding_hint
+from .model import Rule, Table
 from .spelling import NOFACT, speller
 
 
@@ -121,9 +122,9 @@ class Decider:
             spelled = value if type(value) is str else getattr(value, "name", None)
         except Exception:
             spelled = None
-        near = did_you_mean(spelled, inp.values) if type(spelled) is str else None
-        fix = adding_hint(inp, "it")
-        advice = (f"{near[0].upper()}{near[1:]} If it is a new value: {fix}" if near
+        near = suggest(spelled, inp.values) if type(spelled) is str else None
+        fix = adding_hint(inp.name, [n for n, _ in inp.sets], "it")
+        advice = (f"Did you mean '{format_value(near)}'? If it is a new value: {fix}" if near is not None
                   else f"{fix[0].upper()}{fix[1:]}")
         return PolicyError(f"{name}={describe_fact(value)} is not in the domain of policy {self.path} "
                            f"(sha256:{self.digest[:12]}); expected one of {self.domain(name)}. "

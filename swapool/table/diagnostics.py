@@ -1,13 +1,19 @@
-"""Findings as values: a stable code, a severity, a source span and a structured "what"."""
+"""Findings as values: a stable code, a severity, a source span and the facts it is about.
+
+A finding holds no prose: its words come from its code's registry entry (codes.py) when
+it is shown, so the same finding reads the same everywhere and tools read its facts."""
 
 from __future__ import annotations
 
 import enum
-import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
 from .codes import CATALOGUE
+from .text import describe_fact, format_value, format_witness, shown_list, visible
+
+__all__ = ["Severity", "Span", "Related", "Diagnostic", "error", "warning", "note", "suggest", "Suggestions",
+           "describe_fact", "format_value", "format_witness", "shown_list", "visible"]
 
 
 class Severity(enum.Enum):
@@ -23,7 +29,6 @@ class Severity(enum.Enum):
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 
-
 class Span(NamedTuple):
     """A 1-based line and column in a named file. A tuple: a table holds one per cell and
     rule, and a tuple is built several times faster than a frozen dataclass."""
@@ -36,30 +41,76 @@ class Span(NamedTuple):
         return f"{visible(self.file)}:{self.line}:{self.column}"
 
 
+#: (code, variant) -> the facts its words read, worked out once per pair.
+_NEEDS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+class Related(NamedTuple):
+    """Another place a finding is about: what is there (a rule, an invariant), its id
+    when it has one, and where."""
+
+    what: str
+    name: str | None
+    span: Span
+
+    @property
+    def label(self) -> str:
+        return self.what if self.name is None else f"{self.what} '{self.name}'"
+
+
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: a stable code, where it is, what is wrong, and how to fix it.
+    """One finding: a stable code, where it is, and what it is about.
 
-    `message` is the prose a person reads; `expected`, `got` and `keyword` are the same
-    facts as data (what the format or an invariant wanted, what the table holds, and the
-    format keyword or table key concerned), for tools that read JSON or SARIF.
+    `facts` are what the finding is about, in full (the region, the value and what was
+    expected, the rules): its code's entry words them (`message`, `help`), and JSON and
+    SARIF carry them. `expected`, `got` and `keyword` (the input or format keyword
+    concerned) are facts most codes have, read as attributes. `rules` names the rules
+    involved; `witness` is one concrete input it is about; `related` other places.
     """
 
     code: str
     severity: Severity
-    message: str
     span: Span | None = None
-    help: str | None = None
+    facts: Mapping[str, Any] = field(default_factory=dict, hash=False)
     rules: tuple[str, ...] = ()
     witness: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
-    expected: Any = field(default=None, hash=False, compare=False)
-    got: Any = field(default=None, hash=False, compare=False)
-    keyword: str | None = None
-    related: tuple[tuple[str, Span], ...] = field(default=(), hash=False, compare=False)  # (what, where)
+    related: tuple[Related, ...] = field(default=(), hash=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.code not in CATALOGUE:
+        entry = CATALOGUE.get(self.code)
+        if entry is None:
             raise ValueError(f"finding code {self.code!r} is not registered (swapool/table/codes.py: register)")
+        problem = self.facts.get("problem", "")
+        needs = _NEEDS.get((self.code, problem))
+        if needs is None:
+            if problem not in entry.variants():
+                raise ValueError(f"finding code {self.code!r} has no variant {problem!r}")
+            needs = _NEEDS[self.code, problem] = entry.needs(problem)
+        if not needs <= self.facts.keys():
+            raise ValueError(f"a {self.code!r} finding needs the facts {sorted(needs - self.facts.keys())}")
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in its code's words."""
+        return CATALOGUE[self.code].message(self.facts)
+
+    @property
+    def help(self) -> str | None:
+        """How to fix it, in its code's words (None when the code has no advice here)."""
+        return CATALOGUE[self.code].help(self.facts)
+
+    @property
+    def expected(self) -> Any:
+        return self.facts.get("expected")
+
+    @property
+    def got(self) -> Any:
+        return self.facts.get("got")
+
+    @property
+    def keyword(self) -> str | None:
+        return self.facts.get("keyword")
 
     @property
     def is_error(self) -> bool:
@@ -71,33 +122,51 @@ class Diagnostic:
         span = self.span or Span("", 0, 0)
         return (span.file, span.line, span.column, self.severity.rank, self.code)
 
-    def __str__(self) -> str:
-        """`file:line:col: severity[code]: message`, then indented witness and help lines,
-        with every control character shown as an escape (a table cannot drive a terminal)."""
+    def header(self, label: str | None = None) -> str:
+        """`file:line:col: severity[code]: message`; `label` stands in for `severity[code]`
+        (a renderer's tinted copy of it)."""
         where = f"{self.span}: " if self.span else ""
-        lines = [f"{where}{self.severity.value}[{self.code}]: {visible(self.message)}"]
+        return f"{where}{label or self.label}: {visible(self.message)}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.severity.value}[{self.code}]"
+
+    def notes(self) -> list[str]:
+        """The indented `= input`, `= note` and `= help` lines under the header."""
+        lines = []
         if self.witness:
             lines.append(f"  = input: {visible(format_witness(self.witness))}")
-        for what, span in self.related:
-            lines.append(f"  = note: {visible(what)} is at {span}")
-        if self.help:
-            lines.append(f"  = help: {visible(self.help)}")
-        return "\n".join(lines)
+        for other in self.related:
+            lines.append(f"  = note: {visible(other.label)} is at {other.span}")
+        advice = self.help
+        if advice:
+            lines.append(f"  = help: {visible(advice)}")
+        return lines
+
+    def __str__(self) -> str:
+        """The header, then the notes, with every control character shown as an escape (a
+        table cannot drive a terminal)."""
+        return "\n".join([self.header(), *self.notes()])
 
 
-def error(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.ERROR, message, span, **kw)
+def error(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
+          related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, span, facts, rules, witness, related)
 
 
-def warning(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.WARNING, message, span, **kw)
+def warning(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (),
+            witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = (),
+            **facts: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.WARNING, span, facts, rules, witness, related)
 
 
-def note(code: str, message: str, span: Span | None = None, **kw: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.NOTE, message, span, **kw)
+def note(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
+         related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
+    return Diagnostic(code, Severity.NOTE, span, facts, rules, witness, related)
 
 
-def suggest(word: Any, choices: Any) -> str | None:
+def suggest(word: Any, choices: Any) -> Any:
     """The choice a typo of `word` most likely meant (difflib, case folded), or None."""
     import difflib
 
@@ -105,12 +174,7 @@ def suggest(word: Any, choices: Any) -> str | None:
         return None
     folded = {str(c).lower(): c for c in choices}
     near = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
-    return format_value(folded[near[0]]) if near else None
-
-
-def did_you_mean(word: Any, choices: Any) -> str | None:
-    near = suggest(word, choices)
-    return f"did you mean '{near}'?" if near is not None else None
+    return folded[near[0]] if near else None
 
 
 class Suggestions:
@@ -121,60 +185,14 @@ class Suggestions:
 
     def __init__(self, budget: int = 10_000):
         self.left = budget
-        self._seen: dict[tuple[Any, tuple], str | None] = {}
+        self._seen: dict[tuple[Any, tuple], Any] = {}
 
-    def did_you_mean(self, word: Any, choices: Any) -> str | None:
+    def suggest(self, word: Any, choices: Any) -> Any:
         choices = tuple(choices)
         key = (word, choices)
         if key not in self._seen:
             if len(choices) > self.left:
                 return None
             self.left -= len(choices)
-            self._seen[key] = did_you_mean(word, choices)
+            self._seen[key] = suggest(word, choices)
         return self._seen[key]
-
-
-def shown_list(items: Any, limit: int, show: Any = None) -> str:
-    """The first `limit` items, comma-separated, then "and N more": the one way a finding
-    shortens a long list (its data keeps what the finding needs)."""
-    items = list(items)
-    shown = ", ".join((show or format_value)(item) for item in items[:limit])
-    return shown + (f" and {len(items) - limit:,} more" if len(items) > limit else "")
-
-
-def format_witness(witness: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={format_value(v)}" for k, v in witness.items())
-
-
-def format_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-_FACT_REPR = reprlib.Repr()
-_FACT_REPR.maxstring = _FACT_REPR.maxother = 80
-
-
-def describe_fact(value: Any) -> str:
-    """A caller's object as an error shows it: its repr, shortened, and never an exception
-    of its own (a repr that raises is named by its type, as `reprlib` does)."""
-    try:
-        return _FACT_REPR.repr(value)
-    except Exception:  # reprlib guards the common cases; a hostile __class__ can still raise
-        return f"<{type(value).__name__} object>"
-
-
-def visible(text: str) -> str:
-    """`text` with C0/C1 control characters, DEL, line and paragraph separators and
-    surrogates written as escapes, so that it prints as one inert line."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

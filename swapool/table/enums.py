@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .diagnostics import Diagnostic, error, format_value, note, warning
-from .model import Input, Table, adding_hint
+from .diagnostics import Diagnostic, error, note, warning
+from .model import Input, Table
 
 #: Comma-separated prefixes that replace an application's default (for the CLI and load_policy).
 ENV_ENUM_MODULES = "SWAPOOL_ENUM_MODULES"
@@ -109,23 +109,16 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
         module = inp.enum.split(":")[0]
         top = module.split(".")[0]
         if not policy.allows(module):
-            found.append(warning(
-                "enum-not-allowed", f"input '{inp.name}' is bound to {inp.enum}, but swapool imports enums "
-                f"only from {', '.join(policy.allowed) or '(no module)'}; drift is not checked", inp.span,
-                help=f"bind to the engine's own enum, or allow the module (${ENV_ENUM_MODULES}) after "
-                     "reviewing it: importing a module runs its code"))
+            found.append(warning("enum-not-allowed", inp.span, keyword=inp.name, enum=inp.enum,
+                                 allowed=list(policy.allowed), setting=ENV_ENUM_MODULES))
             continue
         if not _installed(top):
-            found.append(note("enum-import", f"input '{inp.name}' is bound to {inp.enum}, but '{top}' is "
-                                 "not installed here; drift from its members is not checked", inp.span,
-                                 help="install the engine in this environment to check the binding"))
+            found.append(note("enum-import", inp.span, keyword=inp.name, enum=inp.enum, module=top))
             continue
         members = bound_members(inp.enum)
         if isinstance(members, str):
-            found.append(warning("enum-import-failed", f"input '{inp.name}' is bound to {inp.enum}, and '{top}' "
-                                 f"is installed, but the import failed ({members}); drift is not checked",
-                                 inp.span, help="fix the environment so that the engine imports (this fails "
-                                                "--strict), or check without importing enums"))
+            found.append(warning("enum-import-failed", inp.span, keyword=inp.name, enum=inp.enum, module=top,
+                                 reason=members))
             continue
         found += drift(inp, members)
     return found
@@ -136,13 +129,10 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
     found = []
     for name in members:
         if name not in inp.values:
-            found.append(error("enum-missing-member",
-                               f"{inp.enum} has member {name}, which is not a value of input '{inp.name}': "
-                               "no rule decides it", inp.span,
-                               help=adding_hint(inp, name)))
+            found.append(error("enum-missing-member", inp.span, keyword=inp.name, enum=inp.enum, got=name,
+                               sets=[n for n, _ in inp.sets]))
     for i, v in enumerate(inp.values):
         if v not in members:
-            found.append(warning("enum-extra-value", f"value {format_value(v)} of input '{inp.name}' is not a "
-                                 f"member of {inp.enum}", inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
-                                 help="remove the value, or check the binding names the right enum"))
+            found.append(warning("enum-extra-value", inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
+                                 keyword=inp.name, enum=inp.enum, got=v, expected=members))
     return found

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from .diagnostics import Diagnostic, Span, Suggestions, error
+from .diagnostics import Diagnostic, Related, Span, Suggestions, error
 from .schema import check_schema
 from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
 
@@ -50,20 +50,16 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     read: dict[str, Document | None] = {}  # by real path
     files: list[tuple[str, str]] = []
     budget = [MAX_BYTES]
-    did_you_mean = Suggestions().did_you_mean
+    suggest = Suggestions().suggest
     for name, file in wanted.items():
         at = doc.span(("inputs", name, "from"))
         if folder is None:
-            found.append(error("import", f"input '{name}' imports from {file}, but this table was not read from "
-                                         "a file, so there is no folder to find it in", at,
-                               help="check the file itself, or name it with --stdin-filename"))
+            found.append(error("import", at, problem="no-folder", input=name, file=file))
             continue
         path = os.path.join(folder, file)
         real = os.path.realpath(path)
         if os.path.dirname(real) != os.path.realpath(folder):
-            found.append(error("import", f"input '{name}' imports from {file}, which leads out of the table's "
-                                         "folder (a link to elsewhere); an import must be a file beside the table",
-                               at, help="copy the table beside this one, or import from the file it links to"))
+            found.append(error("import", at, problem="outside", input=name, file=file))
             continue
         if real not in read:
             read[real] = _read(path, file, at, doc, found, budget)
@@ -74,13 +70,11 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
             continue
         inputs = other.data["inputs"]
         if name not in inputs:
-            found.append(error("import", f"input '{name}' imports from {file}, which has no input '{name}' "
-                                         f"(its inputs: {', '.join(inputs)})", at,
-                               expected=list(inputs), got=name, help=did_you_mean(name, list(inputs))))
+            found.append(error("import", at, problem="no-input", file=file, expected=list(inputs), got=name,
+                               suggestion=suggest(name, list(inputs))))
         elif "from" in inputs[name]:
-            found.append(error("import", f"input '{name}' imports from {file}, where it is imported again "
-                                         f"(from {inputs[name]['from']}); import from the table that lists the "
-                                         "values", at, related=(("the second import", other.span(("inputs", name, "from"))),)))
+            found.append(error("import", at, related=(Related("the second import", None, other.span(("inputs", name, "from"))),),
+                               problem="imported-again", input=name, file=file, again=inputs[name]["from"]))
         else:
             documents[name] = other
     return Imports(documents, tuple(files), tuple(found))
@@ -91,28 +85,26 @@ def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]
     shown = os.path.join(os.path.dirname(doc.file), file) if not doc.file.startswith("<") else path
     try:
         if os.path.realpath(doc.file) == os.path.realpath(path):
-            found.append(error("import", f"a table cannot import from itself ({file})", at))
+            found.append(error("import", at, problem="itself", file=file))
             return None
     except OSError:
         pass
     raw, problems = read_bytes(path, shown)
     if raw is None:
-        found.append(error("import", f"cannot import from {file}: {problems[0].message}", at))
+        found.append(error("import", at, problem="unreadable", file=file, reason=problems[0].message))
         return None
     budget[0] -= len(raw)
     if budget[0] < 0:
-        found.append(error("import", f"cannot import from {file}: the tables this one imports hold more than "
-                                     f"{MAX_BYTES} bytes together", at))
+        found.append(error("import", at, problem="too-large", file=file, limit=MAX_BYTES))
         return None
     other, problems = parse_document(raw, shown)
     if other is not None:
         problems = check_schema(other)
     if other is None or problems:
         first = problems[0]
-        where = f" at {first.span.line}:{first.span.column}" if first.span else ""
-        found.append(error("import", f"{shown}, imported here, is not a valid table ({len(problems)} problem(s); "
-                                     f"the first is {first.code}{where})", at,
-                           related=(("that problem", first.span),) if first.span else (),
-                           help=f"run: swapool validate {shown}"))
+        found.append(error("import", at, related=(Related("that problem", None, first.span),) if first.span else (),
+                           problem="invalid", shown=shown, count=len(problems), first=first.code,
+                           first_line=first.span.line if first.span else None,
+                           first_column=first.span.column if first.span else None))
         return None
     return other

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics import Span, format_value
+from .text import describe_terms
 
 Value = Any  # str, or bool for `type: bool` inputs
 
@@ -162,6 +163,9 @@ class Table:
     def describe(self, region: tuple[int, ...]) -> str:
         return describe_region(self.inputs, region)
 
+    def terms(self, region: tuple[int, ...]) -> dict[str, list[Value]]:
+        return region_terms(self.inputs, region)
+
     def restricted(self, name: str, value: Value) -> "Table":
         """The table for inputs with `name` fixed to `value`, without that input: rules, cases
         and invariants that cannot apply there are dropped (e.g. one backend's view)."""
@@ -184,24 +188,17 @@ class Table:
                                    inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
 
 
-def adding_hint(inp: Input, value: Any) -> str:
-    """How to add `value` to `inp`'s domain: with named sets, into the one it belongs to."""
-    if inp.sets:
-        return f"append {value} to the one of {inp.name}'s sets ({', '.join(n for n, _ in inp.sets)}) it belongs to"
-    return f"add {value} to the values of {inp.name} and name it in the rule that should decide it"
-
-
 def lowest_bit(mask: int) -> int:
     """Index of the lowest set bit: the first value of a non-empty value set."""
     return (mask & -mask).bit_length() - 1
 
 
+def region_terms(inputs: tuple[Input, ...], region: tuple[int, ...]) -> dict[str, list[Value]]:
+    """`region` as data: the values of each input it restricts (an input spanning its
+    domain is left out)."""
+    return {inp.name: list(inp.values_of(mask)) for inp, mask in zip(inputs, region) if mask != inp.full}
+
+
 def describe_region(inputs: tuple[Input, ...], region: tuple[int, ...]) -> str:
     """`region` as `name=value` / `name in [a, b]` terms; inputs spanning their domain are left out."""
-    terms = []
-    for inp, mask in zip(inputs, region):
-        if mask == inp.full:
-            continue
-        vals = [format_value(v) for v in inp.values_of(mask)]
-        terms.append(f"{inp.name}={vals[0]}" if len(vals) == 1 else f"{inp.name} in [{', '.join(vals)}]")
-    return ", ".join(terms) or "every input"
+    return describe_terms(region_terms(inputs, region))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import schema_check
 from .cells import ANY_CELL
-from .diagnostics import Diagnostic, did_you_mean, error, suggest
+from .diagnostics import Diagnostic, error, suggest
 from .source import Document
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def check_schema(doc: Document) -> list[Diagnostic]:
         typo = _typo(e)
         if typo is not None:
             typos.setdefault(tuple(e.absolute_path), set()).add(typo[1])
-    return list(dict.fromkeys(_to_diagnostic(doc, e) for e in errors if not _explained_by_a_typo(e, typos)))
+    found = (_to_diagnostic(doc, e) for e in errors if not _explained_by_a_typo(e, typos))
+    return list({(d.span, d.message): d for d in found}.values())  # one jsonschema error may be reached twice
 
 
 def _typo(err: "jsonschema.ValidationError") -> tuple[str, str] | None:
@@ -89,17 +90,14 @@ def _explained_by_a_typo(err: "jsonschema.ValidationError", typos: dict[tuple, s
     return bool(missing) and set(missing) <= typos.get(tuple(err.absolute_path), set())
 
 
-def _where(doc: Document, path: tuple) -> str:
-    """A location as a person names it: rules by id, cases and invariants by number or id."""
-    if len(path) >= 2 and path[0] in ("rules", "invariants", "cases") and isinstance(path[1], int):
+def _place(doc: Document, path: tuple) -> dict[str, Any]:
+    """The facts that name a place: its path, and the id of the rule or invariant it is in."""
+    item = None
+    if len(path) >= 2 and path[0] in ("rules", "invariants") and isinstance(path[1], int):
         items = doc.data.get(path[0]) if isinstance(doc.data, dict) else None
-        item = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
-        ident = item.get("id") if isinstance(item, dict) else None
-        kind = {"rules": "rule", "invariants": "invariant", "cases": "case"}[path[0]]
-        head = f"{kind} '{ident}'" if isinstance(ident, str) and path[0] != "cases" else f"{kind} {path[1] + 1}"
-        rest = "/".join(str(p) for p in path[2:])
-        return head + (f" ({rest})" if rest else "")
-    return "/".join(str(p) for p in path) or "the document"
+        found = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
+        item = found.get("id") if isinstance(found, dict) else None
+    return {"path": list(path), "item": item if isinstance(item, str) else None}
 
 
 def _kind(value: Any) -> str:
@@ -114,59 +112,50 @@ def _yaml_type(json_type: Any) -> str:
 
 def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic:
     path = tuple(err.absolute_path)
-    where = _where(doc, path)
     keyword = str(err.validator)
     schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
     expected: Any = err.validator_value
     got: Any = err.instance
     span = doc.span(path)
 
-    def found(message: str, *, at: Any = None, want: Any = expected, have: Any = got) -> Diagnostic:
-        return error("schema", message, at or span, expected=want, got=have, keyword=keyword)
+    def found(problem: str, *, at: Any = None, want: Any = expected, have: Any = got, **facts: Any) -> Diagnostic:
+        return error("schema", at or span, problem=problem, expected=want, got=have, keyword=keyword,
+                     **_place(doc, path), **facts)
 
     if keyword == "additionalProperties" and isinstance(got, dict):
         allowed = list(schema.get("properties", {}))
         extra = [k for k in got if k not in allowed]
         if extra and allowed:
             typo = _typo(err)
-            return error("schema", f"unknown key '{extra[0]}' in {where}; expected one of: " + ", ".join(allowed),
-                         doc.key_span(path + (extra[0],)), expected=allowed, got=extra[0], keyword=keyword,
-                         help=f"did you mean '{typo[1]}'?" if typo and typo[0] == extra[0] else None)
+            return found("unknown-key", at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0],
+                         suggestion=typo[1] if typo and typo[0] == extra[0] else None)
     if keyword == "required" and isinstance(got, dict):
-        missing = [k for k in expected if k not in got]
-        return found(f"{where} is missing the required key '{missing[0]}'", want=missing, have=list(got))
+        return found("missing-key", want=[k for k in expected if k not in got], have=list(got))
     if keyword == "type":
-        return found(f"{where}: expected {_article(_yaml_type(expected))}, got {_kind(got)} {_show(got)}",
-                     want=_yaml_type(expected), have=_kind(got))
+        return found("type", want=_yaml_type(expected), have=_kind(got), value=got)
     if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":
-        given = [k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got]
-        return found(f"input '{path[1]}' takes its values from one of 'type: bool', 'values: [...]' and/or "
-                     f"'sets: {{...}}', or 'from: FILE' (no 'enum' with it); it has "
-                     + (", ".join(given) if given else "none of them"),
-                     want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got))
+        return found("domain", want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
+                     input=path[1], given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
     if keyword == "anyOf" and path[-1:] == ("in",):
-        return found(f"{where}: expected a value set's name or a list of them, got {_kind(got)} {_show(got)}",
-                     want="set name", have=_kind(got))
+        return found("set-name", want="set name", have=_kind(got), value=got)
     if keyword == "anyOf":
-        return _cell_error(doc, err, path, where)
+        return _cell_error(doc, err, path)
     if keyword == "propertyNames":
-        return found(f"{where}: name {_show(got)} is not an identifier "
-                     "(letters, digits and '_', not starting with a digit)", want="identifier")
+        return found("identifier", want="identifier")
     if keyword == "pattern":
-        return found(f"{where}: {_show(got)} does not match the pattern {expected}")
+        return found("pattern")
     if keyword == "const":
-        return found(f"{where}: expected {_show(expected)}, got {_show(got)}")
+        return found("const")
     if keyword == "enum":
-        return error("schema", f"{where}: expected one of {', '.join(map(str, expected))}, got {_show(got)}", span,
-                     expected=expected, got=got, keyword=keyword, help=did_you_mean(got, expected))
+        return found("enum", suggestion=suggest(got, expected))
     if keyword == "not" and got == ANY_CELL:
-        return found(f"{where}: a value cannot be named '-': a cell reads '-' as any value", want="a value name")
+        return found("dash-value", want="a value name")
     if keyword in ("minItems", "minProperties", "minLength"):
-        return found(f"{where}: must not be empty", want=f"{keyword} {expected}")
-    return found(f"{where}: {err.message}")
+        return found("empty", want=f"{keyword} {expected}")
+    return found("other", detail=err.message)
 
 
-def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple, where: str) -> Diagnostic:
+def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> Diagnostic:
     """A cell matched none of its forms. The forms whose type the cell has fail deeper
     (a `{nott: ...}` mapping, a list holding a number): report that error; a cell of
     no form's type gets the list of forms."""
@@ -175,11 +164,10 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple, whe
         extra = [k for k in value if k not in _CELL_KEYS]
         if extra or len(value) != 1:
             at = extra[0] if extra else list(value)[-1] if value else None
-            problem = (f"'{at}' is not a cell key" if extra else "it holds one of the two keys, not both" if value
-                       else "this one is empty")
-            return error("schema", f"{where}: a mapping cell is {{not: [values]}} or {{in: set}}; {problem}",
-                         doc.key_span(path + (at,)) if at else doc.span(path), expected=list(_CELL_KEYS), got=at,
-                         keyword="additionalProperties", help=did_you_mean(at, list(_CELL_KEYS)) if extra else None)
+            problem = "cell-key" if extra else "cell-keys" if value else "cell-empty"
+            return error("schema", doc.key_span(path + (at,)) if at else doc.span(path), problem=problem,
+                         expected=list(_CELL_KEYS), got=at, keyword="additionalProperties",
+                         suggestion=suggest(at, list(_CELL_KEYS)) if extra else None, **_place(doc, path))
         (key,) = value  # the branch of that key says what is wrong inside it
         inside = [e for e in err.context if list(e.relative_path)[:1] == [key] or
                   (e.validator == "required" and isinstance(e.instance, dict) and key in e.instance)]
@@ -190,10 +178,9 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple, whe
         inside = [e for e in err.context if e.relative_path or e.validator != "type"]
         if inside:
             return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
-    return error("schema", f"{where}: a cell is a value, a list of values, '-', "
-                 f"{{not: [values]}} or {{in: set}}; got {_kind(value)} {_show(value)}", doc.span(path),
+    return error("schema", doc.span(path), problem="cell-form",
                  expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"], got=_kind(value),
-                 keyword="anyOf")
+                 value=value, keyword="anyOf", **_place(doc, path))
 
 
 _CELL_KEYS = ("not", "in")
@@ -201,14 +188,3 @@ _DOMAIN_KEYS = ("type", "values", "sets", "from", "enum")
 
 
 _CELL_PREFERENCE = {"additionalProperties": 0, "type": 1, "required": 2}
-
-
-def _article(noun: str) -> str:
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
-
-
-def _show(value: Any) -> str:
-    import json
-
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -94,33 +94,31 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     on read) is taken as empty without reading it, so a path can never make a check block."""
     name = display if display is not None else str(path)
     if not os.fspath(path):
-        return None, [error("io", "an empty path names no table file", Span("<empty path>", 1, 1))]
+        return None, [error("io", Span("<empty path>", 1, 1), problem="empty-path")]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        return None, [error("io", f"{name}: no such file", Span(name, 1, 1))]
+        return None, [error("io", Span(name, 1, 1), problem="missing", file=name)]
     except IsADirectoryError:
-        return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
+        return None, [error("io", Span(name, 1, 1), problem="directory", file=name)]
     except OSError as exc:
-        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}", Span(name, 1, 1))]
+        return None, [error("io", Span(name, 1, 1), problem="unreadable", file=name, reason=str(exc.strerror or exc))]
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            return None, [error("io", f"{name} is a directory, expected a YAML table file", Span(name, 1, 1))]
+            return None, [error("io", Span(name, 1, 1), problem="directory", file=name)]
         if not stat.S_ISREG(info.st_mode):
-            return None, [error("io", f"{name} is not a regular file (a pipe or device?); expected a YAML "
-                                "table file", Span(name, 1, 1))]
+            return None, [error("io", Span(name, 1, 1), problem="not-regular", file=name)]
         if info.st_size == 0:
             return b"", []
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, [error("io", f"{name}: cannot read: {exc.strerror or exc}", Span(name, 1, 1))]
+        return None, [error("io", Span(name, 1, 1), problem="unreadable", file=name, reason=str(exc.strerror or exc))]
     finally:
         os.close(fd)
     if len(raw) > MAX_BYTES:
-        return None, [error("io", f"{name} is larger than {MAX_BYTES} bytes; a policy table is a few kilobytes",
-                            Span(name, 1, 1))]
+        return None, [error("io", Span(name, 1, 1), problem="too-large", file=name, limit=MAX_BYTES)]
     return raw, []
 
 
@@ -132,22 +130,18 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         raw = raw.encode("utf-8")
     digest = digest or digest_of(raw)
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return None, [error("io", "the file is UTF-16; a policy table must be UTF-8", Span(file, 1, 1))]
+        return None, [error("io", Span(file, 1, 1), problem="utf-16")]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, [error("io", f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
-                            Span(file, line, column))]
+        return None, [error("io", Span(file, line, column), problem="not-utf-8", byte=raw[exc.start])]
     where = _Lines(file, text)
     if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
         first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
         tab = text[first] == "\t"
-        return None, [error("yaml-syntax", "a tab character" if tab else "a byte-order mark (U+FEFF) inside the text",
-                            where.at(first),
-                            help="swapool's YAML has no tabs (YAML parsers disagree about them); use spaces, and "
-                                 "write \\t in a double-quoted string" if tab else "remove it")]
+        return None, [error("yaml-syntax", where.at(first), problem="tab" if tab else "bom")]
     loader = None
     reader = _Reader(where, max(MAX_NODES, len(text)))
     try:
@@ -160,33 +154,21 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
         at = text[mark.index:mark.index + 1] if mark else ""
-        return None, [error("yaml-syntax", problem, span, help=_syntax_help(problem, at))]
+        return None, [error("yaml-syntax", span, problem="parser", parser=problem, at=at)]
     except yaml.reader.ReaderError as exc:
         span = where.at(exc.position)
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
-        return None, [error("yaml-syntax", f"character #x{char:04x} is not allowed in YAML text",
-                            span, help="remove the control character")]
+        return None, [error("yaml-syntax", span, problem="control-character", char=char)]
     except yaml.YAMLError as exc:
-        return None, [error("yaml-syntax", str(exc).splitlines()[0], Span(file, 1, 1))]
+        return None, [error("yaml-syntax", Span(file, 1, 1), problem="parser", parser=str(exc).splitlines()[0])]
     except _Reject as rej:
         return None, [rej.diagnostic]
     finally:
         if loader is not None:
             loader.dispose()
     if not found:
-        return None, [error("schema", "the file holds no YAML document; expected a table mapping",
-                            Span(file, 1, 1))]
+        return None, [error("schema", Span(file, 1, 1), problem="no-document")]
     return Document(file, reader.data, reader.marks, reader.key_marks, digest, where), []
-
-
-def _syntax_help(problem: str, at: str) -> str | None:
-    if at == "\t" or "'\\t'" in problem:
-        return "YAML indentation must use spaces, not tabs"
-    if "found unexpected ':'" in problem:
-        return "quote a value that holds ':', and write ': ' (a colon and a space) after a key"
-    if "sequence entries are not allowed" in problem:
-        return "a bare '-' is a list marker in block style; quote it ('-') for the 'any value' cell"
-    return None
 
 
 def editor_lines(text: str) -> list[str]:
@@ -380,9 +362,7 @@ class _Reader:
                 if target is None:
                     raise ComposerError(None, None, f"found undefined alias '{event.anchor}'", mark)
                 if target is _RECURSIVE:
-                    raise _Reject(error("yaml-syntax", f"alias *{event.anchor} is inside the value it names "
-                                        "(a recursive alias)", self.span(mark),
-                                        help="write the table out without anchors and aliases"))
+                    raise _Reject(error("yaml-syntax", self.span(mark), problem="recursive-alias", anchor=event.anchor))
                 nodes += target.nodes
                 if nodes > max_nodes:
                     self.bomb(mark)
@@ -414,10 +394,9 @@ class _Reader:
         """An unquoted value inside [...] or {...} holding '?' or ':', or a key with no
         space after its ':': libyaml and PyYAML's pure-Python parser split these differently."""
         if "?" not in value and ":" not in value:
-            raise _Reject(error("yaml-syntax", "no space after the ':' inside [...] or {...}", self.span(end),
-                                help="write ': ' (a colon and a space)"))
-        raise _Reject(error("yaml-syntax", f"an unquoted value holding '{'?' if '?' in value else ':'}' inside "
-                            "[...] or {...}", self.span(mark), help=f"quote it: '{value}'"))
+            raise _Reject(error("yaml-syntax", self.span(end), problem="tight-colon"))
+        raise _Reject(error("yaml-syntax", self.span(mark), problem="flow-indicator", char="?" if "?" in value else ":",
+                            value=value))
 
     def block_header(self, mark: Any) -> None:
         """A '|' or '>' header with a comment and no space before it: PyYAML's pure-Python
@@ -426,8 +405,7 @@ class _Reader:
         while i < len(text) and text[i] in "+-0123456789":
             i += 1
         if text[i:i + 1] == "#":
-            raise _Reject(error("yaml-syntax", "a comment right after a block scalar's '|' or '>'",
-                                self.span(mark), help="put a space before the '#'"))
+            raise _Reject(error("yaml-syntax", self.span(mark), problem="block-comment"))
 
     def claim(self, anchors: dict[str, Any], anchor: str, mark: Any) -> None:
         if anchor in anchors:
@@ -464,14 +442,11 @@ class _Reader:
 
     def key(self, top: _Open, key: Any, mark: Any) -> None:
         if not isinstance(key, str):
-            shown = "null" if key is None else repr(key).lower() if isinstance(key, bool) else repr(key)
-            raise _Reject(error("yaml-key-type", f"mapping key {shown} is not a string", self.span(mark),
-                                help="quote the key; YAML reads yes/no/on/off as booleans"))
+            raise _Reject(error("yaml-key-type", self.span(mark), key=key))
         path = top.path + (key,)
         if key in top.value:
             line = self.span(self.key_marks[path]).line
-            raise _Reject(error("yaml-duplicate-key", f"key '{key}' appears twice in this mapping (first at line "
-                                f"{line})", self.span(mark), help="remove or rename one of them"))
+            raise _Reject(error("yaml-duplicate-key", self.span(mark), key=key, first_line=line))
         self.key_marks[path] = mark
         top.key = key
 
@@ -480,29 +455,24 @@ class _Reader:
             self.refuse_tag(tag, mark, "a scalar")
         kind = tag[len(_YAML):]
         if kind in ("int", "float") and len(value) > MAX_NUMBER_CHARS:  # bounded before it is built
-            raise _Reject(error("yaml-tag", f"a number of {len(value)} characters; a table's numbers have at most "
-                                f"{MAX_NUMBER_CHARS}", self.span(mark), help="quote it if it is a name"))
+            raise _Reject(error("yaml-tag", self.span(mark), problem="long-number", length=len(value),
+                                limit=MAX_NUMBER_CHARS))
         try:
             return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, value, mark, end_mark))
         except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            raise _Reject(error("yaml-tag", f"'{value}' is not a valid {kind} (its tag says !!{kind})",
-                                self.span(mark), help="remove the tag or fix the value")) from None
+            raise _Reject(error("yaml-tag", self.span(mark), problem="bad-value", value=value, kind=kind)) from None
 
     def refuse_tag(self, tag: str, mark: Any, on: str) -> None:
         kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if tag in _PLAIN_TAGS:
-            raise _Reject(error("yaml-tag", f"the tag !!{kind} does not fit {on}", self.span(mark),
-                                help="remove the tag"))
-        raise _Reject(error("yaml-tag", f"a value of YAML type '{kind}' cannot appear in a policy table",
-                            self.span(mark), help="use plain strings, numbers, booleans, lists and mappings; "
-                                                  "quote the value if it should be a string"))
+            raise _Reject(error("yaml-tag", self.span(mark), problem="misfit", kind=kind, on=on))
+        raise _Reject(error("yaml-tag", self.span(mark), problem="type", kind=kind))
 
     def too_deep(self, mark: Any) -> None:
-        raise _Reject(error("yaml-syntax", f"nesting deeper than {MAX_DEPTH} levels", self.span(mark)))
+        raise _Reject(error("yaml-syntax", self.span(mark), problem="too-deep", limit=MAX_DEPTH))
 
     def bomb(self, mark: Any) -> None:
-        raise _Reject(error("yaml-alias-bomb", f"the document expands to more than {self.max_nodes} nodes (aliases?)",
-                            self.span(mark), help="write the table out without anchors and aliases"))
+        raise _Reject(error("yaml-alias-bomb", self.span(mark), limit=self.max_nodes))
 
 
 def _child_path(top: _Open | None) -> Path_:
