@@ -20,7 +20,7 @@ from _report import print_table, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "policies/swa.yaml"
-SCHEMA = "schemas/swa-policy.schema.json"
+SCHEMA = "schemas/decision-table.schema.json"
 
 
 def main() -> None:

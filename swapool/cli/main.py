@@ -532,7 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_mutate)
 
     s = sub.add_parser("schema", help="print the table format's JSON Schema (for editors and CI)",
-                       description="Print schemas/swa-policy.schema.json to standard output.")
+                       description="Print schemas/decision-table.schema.json to standard output.")
     s.set_defaults(func=cmd_schema)
 
     c = sub.add_parser("codes", help="list every finding code, or explain one",

@@ -1,6 +1,6 @@
 """Generic decision tables, as a pipeline of stages, one module (or two) each:
 
-1 source (YAML with positions) -> 2 schema (schema_check.py is generated from the JSON
+1 source (YAML with positions) -> 2 schema (generated/schema_check.py is generated from the JSON
 Schema) -> 3 imports -> 4 model (model.py; build.py makes it) -> 5 partition + analysis ->
 6 diagram -> 7 decider. `check` is the one entrance from bytes to a checked table; codes,
 diagnostics, diff, mutate and emit work on its results. Knows nothing of KV pools or any

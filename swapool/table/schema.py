@@ -1,6 +1,6 @@
 """Stage 2, schema: JSON Schema validation of a table document, every error located.
 
-A valid document passes the compiled check (`schema_check`, generated from the schema)
+A valid document passes the compiled check (`generated/schema_check`, generated from the schema)
 and jsonschema is never imported. Only a document that fails it is handed to jsonschema,
 for every violation with its structured fields (`validator`, `validator_value`,
 `instance`, `context`); messages are built from those, never from its prose.
@@ -13,7 +13,7 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
-from . import schema_check
+from .generated import schema_check
 from .cells import ANY_CELL
 from .diagnostics import Diagnostic, error, suggest
 from .source import Document
@@ -30,7 +30,7 @@ _JSON_TO_YAML = {"object": "mapping", "array": "list", "string": "string", "bool
 
 @functools.cache
 def table_schema() -> dict[str, Any]:
-    """The table format's JSON Schema (shipped as schemas/swa-policy.schema.json)."""
+    """The table format's JSON Schema (shipped as schemas/decision-table.schema.json)."""
     from .shipped import schema_path  # only to explain a failure: the happy path needs no file
 
     import json

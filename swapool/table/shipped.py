@@ -21,4 +21,4 @@ def shipped(relative: str) -> Path:
 
 
 def schema_path() -> Path:
-    return shipped("schemas/swa-policy.schema.json")
+    return shipped("schemas/decision-table.schema.json")
