@@ -128,7 +128,7 @@ def test_value_no_rule_names_is_an_error_unless_the_input_allows_wildcards():
 def test_input_no_rule_names_is_reported_unused():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n")
     d = only(check(text), "unused-input")
-    assert d.severity.value == "warning" and d.keyword == "b"
+    assert d.severity.value == "warning" and d.facts["input"] == "b"
 
 
 def test_bool_input_named_only_once_is_fine():

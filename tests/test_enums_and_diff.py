@@ -63,7 +63,7 @@ def test_new_engine_member_is_a_gap_naming_it(engine_enum):
 def test_a_bound_value_no_case_names_is_a_warning_and_an_error_when_strict(engine_enum, write, capsys):
     text = bound_table(engine_enum("x y z"), cases=CASES.replace("  - {given: {a: z}, expect: q}\n", ""))
     d = only(run_check(text), "uncased-value")
-    assert d.severity.value == "warning" and (d.got, d.keyword, d.facts["homes"]) == (["z"], "a", [])
+    assert d.severity.value == "warning" and (d.got, d.facts["input"], d.facts["homes"]) == (["z"], "a", [])
     assert d.help == "add a case with given: {a: z, ...}"  # paste-ready: the words matter here
     path = str(write(text))
     assert main(["validate", "--enum-module", "fake_engine", path]) == 0
@@ -93,7 +93,7 @@ def test_a_case_names_the_one_value_of_a_one_value_input(engine_enum):
 
 def test_value_that_is_not_a_member_is_a_warning(engine_enum):
     d = only(run_check(bound_table(engine_enum("x y"))), "enum-extra-value")
-    assert d.severity.value == "warning" and (d.got, d.keyword) == ("z", "a")
+    assert d.severity.value == "warning" and (d.got, d.facts["input"]) == ("z", "a")
 
 
 def test_unimportable_binding_is_a_note_not_a_failure():

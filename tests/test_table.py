@@ -6,7 +6,7 @@ from .helpers import check, line_of, mini, only
 def test_unknown_value_in_a_cell_is_located():
     text = mini("- {id: r1, when: {a: w}, then: p}\n")
     d = only(check(text), "unknown-value")
-    assert (d.facts["problem"], d.got, d.keyword, d.expected) == ("input", "w", "a", ("x", "y", "z"))
+    assert (d.facts["problem"], d.got, d.facts["input"], d.expected) == ("input", "w", "a", ("x", "y", "z"))
     assert d.span.line == line_of(text, "id: r1")
 
 

@@ -15,9 +15,9 @@ register(
          'give the table the inputs and outputs its decision reads and returns',
          why='the SWA runtime reads specific facts and returns specific pools; a table of another shape cannot drive it',
          says={'not-a-fact': "input '{got}' is not a fact the {decision} resolver reads",
-               'pool-values': "input '{keyword}' is whether a pool passes the SWA check: its values are "
+               'pool-values': "input '{input}' is whether a pool passes the SWA check: its values are "
                               "{expected[0]} and {expected[1]}",
-               'bool-fact': "input '{keyword}' is a bool fact of the model runner: write 'type: bool'",
+               'bool-fact': "input '{input}' is a bool fact of the model runner: write 'type: bool'",
                'outputs': 'output value(s) {got:all} are not pools the resolver can return',
                'loads': "load_policy loads {expected} tables; this one decides '{got}'"},
          helps={'not-a-fact': '{decision} reads {reads:all}; {selectors:all} names the place deciding and is fixed '

@@ -26,10 +26,10 @@ def check_contract(table: Table, budget: Budget | None = None, first: Node | Non
             found.append(error("decision-kind", inp.span, problem="not-a-fact", expected=list(SWA_FACTS + SELECTORS),
                                got=inp.name, decision=DECISION, reads=list(SWA_FACTS), selectors=list(SELECTORS)))
         elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
-            found.append(error("decision-kind", inp.span, problem="pool-values", keyword=inp.name,
+            found.append(error("decision-kind", inp.span, problem="pool-values", input=inp.name,
                                expected=list(POOL_VALUES), got=list(inp.values)))
         elif inp.name in BOOL_FACTS and not inp.is_bool:
-            found.append(error("decision-kind", inp.span, problem="bool-fact", keyword=inp.name, expected="type: bool",
+            found.append(error("decision-kind", inp.span, problem="bool-fact", input=inp.name, expected="type: bool",
                                got=list(inp.values)))
     extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
     if extra:

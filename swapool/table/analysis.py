@@ -240,7 +240,7 @@ def uncased_values(table: Table) -> list[Diagnostic]:
             continue
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
         found.append(warning("uncased-value", inp.span, expected="a case naming each value", got=list(left_out),
-                             keyword=inp.name, enum=inp.enum, homes=homes))
+                             input=inp.name, enum=inp.enum, homes=homes))
     return found
 
 
@@ -255,16 +255,16 @@ def lint_cells(table: Table) -> list[Diagnostic]:
             named[j] |= cell.named
             if cell.mask == 0:
                 found.append(error("empty-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
-                                   keyword=inp.name))
+                                   input=inp.name))
             elif cell.form is CellForm.LIST and cell.mask == inp.full and len(inp.values) > 1:
                 found.append(warning("full-domain-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
-                                     keyword=inp.name))
+                                     input=inp.name))
     for j, inp in enumerate(table.inputs):
         unnamed = inp.full & ~named[j]
         if not unnamed:
             continue
         if unnamed == inp.full:
-            found.append(warning("unused-input", inp.span, keyword=inp.name))
+            found.append(warning("unused-input", inp.span, input=inp.name))
             continue
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
@@ -272,6 +272,6 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         absorbers = [r.id for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = note if inp.wildcard else error  # wildcard: true is the author opting in
-        found.append(report("unnamed-value", inp.span, rules=tuple(absorbers), got=list(left_out), keyword=inp.name,
+        found.append(report("unnamed-value", inp.span, rules=tuple(absorbers), got=list(left_out), input=inp.name,
                             absorbers=absorbers, wildcard=inp.wildcard))
     return found

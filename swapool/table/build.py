@@ -66,7 +66,7 @@ class _TableBuilder:
         for i, v in enumerate(values):
             if v in seen:
                 self.diagnostics.append(error("duplicate-value", (doc or self.doc).span(path + (i,)), problem=problem,
-                                              got=v, keyword=input, **facts))
+                                              got=v, input=input, **facts))
             seen.add(v)
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
@@ -120,14 +120,14 @@ class _TableBuilder:
             declared = list(inp.set_masks)
             self.diagnostics.append(error(
                 "unknown-set", self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name,
-                keyword=inp.name, suggestion=self.suggest(set_name, declared)))
+                input=inp.name, suggestion=self.suggest(set_name, declared)))
         return mask
 
     def unknown_value(self, inp: Input, v: Any, path: tuple, doc: Document | None = None) -> None:
         hint = "yaml-bool" if isinstance(v, bool) and not inp.is_bool else "bool" if inp.is_bool else ""
         self.diagnostics.append(error(
             "unknown-value", (doc or self.doc).span(path), problem="input", expected=inp.values, got=v,
-            keyword=inp.name, hint=hint, suggestion=None if hint else self.suggest(v, inp.values)))
+            input=inp.name, hint=hint, suggestion=None if hint else self.suggest(v, inp.values)))
 
     def named(self, inp: Input, raw: Any, path: tuple) -> tuple[CellForm, int, tuple[str, ...]]:
         """How a cell is written, the values it names, and the value sets it names."""

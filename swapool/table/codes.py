@@ -318,7 +318,7 @@ register(*(
          "`'fsat' is not a value of input 'mode'` (help: did you mean 'fast'?)",
          'use a declared value (quote `yes`/`no`)',
          why="a value outside the input's domain is usually a misspelling; the rule would silently never match it",
-         says={'input': "{got:r} is not a value of input '{keyword}' (expected one of: {expected:list})",
+         says={'input': "{got:r} is not a value of input '{input}' (expected one of: {expected:list})",
                'output': "'{got}' is not an output value (expected one of: {expected:all})"},
          helps=lambda f: _VALUE_HINTS.get(f.get('hint', '')) or _did_you_mean(f)),
     Code('unknown-set',
@@ -327,9 +327,9 @@ register(*(
          "`'quick' is not a value set of input 'mode'` (help: did you mean 'quickly'?)",
          'use a set declared under the input\'s `sets:`',
          why='a set name that is not declared matches nothing, so the rule means less than it says',
-         says=lambda f: say("'{got}' is not a value set of input '{keyword}' ", f) + (
+         says=lambda f: say("'{got}' is not a value set of input '{input}' ", f) + (
              say('(its sets: {expected:all})', f) if f['expected'] else '(it declares no sets)'),
-         helps=lambda f: _did_you_mean(f) or (None if f['expected'] else say('declare it under inputs: {keyword}: sets:', f))),
+         helps=lambda f: _did_you_mean(f) or (None if f['expected'] else say('declare it under inputs: {input}: sets:', f))),
     Code('import',
          'an input written `from: FILE` cannot take its values from there',
          'error',
@@ -361,9 +361,9 @@ register(*(
          "`no case exercises exact of input 'mode' (bound to the engine's Mode)`",
          'add a case naming the value, or a case over its set (`{in: quickly}`)',
          why='a value of an engine-bound input that no golden case exercises can change behaviour without any case noticing',
-         says="no case exercises {got:values} of input '{keyword}' (bound to the engine's {enum_class})",
-         helps=lambda f: say('add a case that names it, or its set: given: {{{keyword}: {{in: {homes[0]}}}}}, ...', f)
-         if f['homes'] else say('add a case with given: {{{keyword}: {got[0]}, ...}}', f),
+         says="no case exercises {got:values} of input '{input}' (bound to the engine's {enum_class})",
+         helps=lambda f: say('add a case that names it, or its set: given: {{{input}: {{in: {homes[0]}}}}}, ...', f)
+         if f['homes'] else say('add a case with given: {{{input}: {got[0]}, ...}}', f),
          derived={'enum_class': lambda f: f['enum'].split(':')[-1]}),
     Code('duplicate-value',
          'an input or output lists the same value twice',
@@ -371,9 +371,9 @@ register(*(
          "`input 'mode' lists the value 'fast' twice`",
          'remove one',
          why='a value listed twice in one list is a slip; with sets it can also mean a value was put in two lists',
-         says={'input': "input '{keyword}' lists the value '{got}' twice",
+         says={'input': "input '{input}' lists the value '{got}' twice",
                'output': "output lists the value '{got}' twice",
-               'set': "value set '{set}' of input '{keyword}' lists the value '{got}' twice"}),
+               'set': "value set '{set}' of input '{input}' lists the value '{got}' twice"}),
     Code('duplicate-rule-id',
          'two rules share an id',
          'error',
@@ -445,7 +445,7 @@ register(*(
          "`rule 'r' can never match: its cell for 'a' matches no value`",
          'a `not` listing everything matches nothing',
          why='a cell that matches no value makes its rule dead, which is never what was written',
-         says="rule '{rule}' can never match: its cell for '{keyword}' matches no value",
+         says="rule '{rule}' can never match: its cell for '{input}' matches no value",
          helps='a {{not: [...]}} that lists every value, or an empty list, matches nothing'),
     Code('full-domain-cell',
          "a cell that lists the whole domain; write '-' instead",
@@ -453,7 +453,7 @@ register(*(
          "`rule 'r' lists every value of 'mode'`",
          'write `-`',
          why="listing every value reads as a restriction but is none; '-' says it, and stays right when a value is added",
-         says="rule '{rule}' lists every value of '{keyword}'",
+         says="rule '{rule}' lists every value of '{input}'",
          helps="write '-' so that a value added later is not silently left out"),
     Code('unnamed-value',
          "an enumeration value that no rule names, decided only through '-' or 'not' cells",
@@ -461,7 +461,7 @@ register(*(
          "`no rule names exact of input 'mode'; only wildcards in ... decide it`",
          'name the value in the rule that should decide it',
          why='a value only wildcards decide gets whatever the catch-all says, including a value added later without review',
-         says=lambda f: say("no rule names {got:values} of input '{keyword}'; ", f) + (
+         says=lambda f: say("no rule names {got:values} of input '{input}'; ", f) + (
              say('only wildcards in {absorbers:ids} decide it', f) if f['absorbers'] else 'nothing decides it'),
          helps=lambda f: 'name the value in the rule that should decide it' + (
              '' if f['wildcard'] else ", or set 'wildcard: true' on the input to allow wildcards")),
@@ -471,7 +471,7 @@ register(*(
          "`no rule names a value of input 'x'`",
          'remove the input',
          why='an input no rule reads makes the decision look like it depends on a fact it ignores',
-         says="no rule names a value of input '{keyword}': the decision never depends on it",
+         says="no rule names a value of input '{input}': the decision never depends on it",
          helps='remove the input, or name its values in the rules that depend on it'),
     Code('enum-import',
          "an input's enum binding names a module that is not installed here",
@@ -479,7 +479,7 @@ register(*(
          "`'engine' is not installed here; drift from its members is not checked`",
          'install the engine to check',
          why="the drift check needs the engine's enum; where the engine is not installed it cannot run, and says so",
-         says="input '{keyword}' is bound to {enum}, but '{module}' is not installed here; drift from its "
+         says="input '{input}' is bound to {enum}, but '{module}' is not installed here; drift from its "
               "members is not checked",
          helps='install the engine in this environment to check the binding'),
     Code('enum-import-failed',
@@ -488,7 +488,7 @@ register(*(
          "`... is bound to engine.modes:Mode, and 'engine' is installed, but the import failed (...)`",
          'fix the environment so the engine imports, or check without importing enums',
          why='the engine is installed but its enum did not import, so the drift check silently did not run; --strict fails on it',
-         says="input '{keyword}' is bound to {enum}, and '{module}' is installed, but the import failed "
+         says="input '{input}' is bound to {enum}, and '{module}' is installed, but the import failed "
               "({reason}); drift is not checked",
          helps='fix the environment so that the engine imports (a strict check fails on this), or check without '
                'importing enums'),
@@ -498,15 +498,15 @@ register(*(
          "`... has member EXACT, which is not a value of input 'mode'`",
          'add and decide it',
          why='the engine has a member the table does not know: at run time that value has no decision',
-         says="{enum} has member {got}, which is not a value of input '{keyword}': no rule decides it",
-         helps=lambda f: adding_hint(f['keyword'], f['sets'], f['got'])),
+         says="{enum} has member {got}, which is not a value of input '{input}': no rule decides it",
+         helps=lambda f: adding_hint(f['input'], f['sets'], f['got'])),
     Code('enum-extra-value',
          "a value in the input's values that is not a member of its enum",
          'warning',
          "`value fsat of input 'mode' is not a member of ...`",
          'remove it',
          why='a value the engine does not have is a misspelling, or a table ahead of the engine; either should be seen',
-         says="value {got} of input '{keyword}' is not a member of {enum}",
+         says="value {got} of input '{input}' is not a member of {enum}",
          helps='remove the value, or check the binding names the right enum'),
     Code('enum-not-allowed',
          "an input's enum binding names a module outside the allowed prefixes, so it is not imported",
@@ -514,7 +514,7 @@ register(*(
          "`input 'mode' is bound to evil:A, but swapool imports enums only from engine`",
          "bind the engine's enum, or allow the module (`$SWAPOOL_ENUM_MODULES`) after reviewing it",
          why='importing a module runs its code; only modules the person running swapool allowed are imported, never ones a table names',
-         says=lambda f: say("input '{keyword}' is bound to {enum}, but swapool imports enums only from ", f)
+         says=lambda f: say("input '{input}' is bound to {enum}, but swapool imports enums only from ", f)
          + (', '.join(f['allowed']) or '(no module)') + '; drift is not checked',
          helps="bind to the engine's own enum, or allow the module (${setting}) after reviewing it: importing a "
                "module runs its code"),

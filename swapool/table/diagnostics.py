@@ -64,8 +64,9 @@ class Diagnostic:
 
     `facts` are what the finding is about, in full (the region, the value and what was
     expected, the rules): its code's entry words them (`message`, `help`), and JSON and
-    SARIF carry them. `expected`, `got` and `keyword` (the input or format keyword
-    concerned) are facts most codes have, read as attributes. `rules` names the rules
+    SARIF carry them. `expected` and `got` are facts most codes have, and `keyword` (the
+    JSON Schema keyword a `schema` finding is about) those findings; all three read as
+    attributes, and the input a finding is about is its `input` fact. `rules` names the rules
     involved; `witness` is one concrete input it is about; `related` other places.
     """
 

@@ -109,15 +109,15 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
         module = inp.enum.split(":")[0]
         top = module.split(".")[0]
         if not policy.allows(module):
-            found.append(warning("enum-not-allowed", inp.span, keyword=inp.name, enum=inp.enum,
+            found.append(warning("enum-not-allowed", inp.span, input=inp.name, enum=inp.enum,
                                  allowed=list(policy.allowed), setting=ENV_ENUM_MODULES))
             continue
         if not _installed(top):
-            found.append(note("enum-import", inp.span, keyword=inp.name, enum=inp.enum, module=top))
+            found.append(note("enum-import", inp.span, input=inp.name, enum=inp.enum, module=top))
             continue
         members = bound_members(inp.enum)
         if isinstance(members, str):
-            found.append(warning("enum-import-failed", inp.span, keyword=inp.name, enum=inp.enum, module=top,
+            found.append(warning("enum-import-failed", inp.span, input=inp.name, enum=inp.enum, module=top,
                                  reason=members))
             continue
         found += drift(inp, members)
@@ -129,10 +129,10 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
     found = []
     for name in members:
         if name not in inp.values:
-            found.append(error("enum-missing-member", inp.span, keyword=inp.name, enum=inp.enum, got=name,
+            found.append(error("enum-missing-member", inp.span, input=inp.name, enum=inp.enum, got=name,
                                sets=[n for n, _ in inp.sets]))
     for i, v in enumerate(inp.values):
         if v not in members:
             found.append(warning("enum-extra-value", inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
-                                 keyword=inp.name, enum=inp.enum, got=v, expected=members))
+                                 input=inp.name, enum=inp.enum, got=v, expected=members))
     return found
