@@ -18,12 +18,21 @@ def cube_points(cube) -> set[tuple]:
     return set(itertools.product(*([i for i in range(m.bit_length()) if m >> i & 1] for m in cube)))
 
 
+def priority_order(table: Table) -> list[int]:
+    """DMN's priority, written out here on its own: the matching rule whose output comes
+    first in the output's values decides; among those, the first in the table."""
+    rank = list(table.output.values)
+    return sorted(range(len(table.rules)), key=lambda i: (rank.index(table.rules[i].then), i))
+
+
 class Brute:
     def __init__(self, table: Table):
         self.table = table
+        self.order = priority_order(table) if table.hit_policy.value == "priority" else list(range(len(table.rules)))
         self.points = list(itertools.product(*(range(len(i.values)) for i in table.inputs)))
         self.matches = {p: [r.index for r in table.rules if inside(r.cube, p)] for p in self.points}
-        self.decisions = {p: (m[0] if m else None) for p, m in self.matches.items()}
+        self.ranked = {p: sorted(m, key=self.order.index) for p, m in self.matches.items()}
+        self.decisions = {p: (m[0] if m else None) for p, m in self.ranked.items()}
 
     def output_of(self, rule: int | None) -> str | None:
         return None if rule is None else self.table.rules[rule].then
@@ -37,15 +46,25 @@ class Brute:
     def overlap_pairs(self) -> set[tuple[int, int]]:
         return {(a, b) for m in self.matches.values() for a, b in itertools.combinations(m, 2)}
 
+    def conflicting_pairs(self) -> set[tuple[int, int]]:
+        """Overlapping rules that decide differently (what `any` forbids)."""
+        rules = self.table.rules
+        return {(a, b) for a, b in self.overlap_pairs() if rules[a].then != rules[b].then}
+
     def firing(self) -> set[int]:
-        return {m[0] for m in self.matches.values() if m}
+        return {m[0] for m in self.ranked.values() if m}
+
+    def outputs_without(self, removed: set[int]) -> dict[tuple, str | None]:
+        """Every input's output once the rules in `removed` are gone."""
+        return {p: next((self.table.rules[i].then for i in m if i not in removed), None)
+                for p, m in self.ranked.items()}
 
     def needed(self) -> set[int]:
         """Rules whose removal changes the output (or leaves no decision) somewhere, once
         the rules that never fire are taken out (as their own finding asks)."""
         rules, fires = self.table.rules, self.firing()
         needed = set()
-        for m in self.matches.values():
+        for m in self.ranked.values():
             alive = [i for i in m if i in fires]
             if alive and (len(alive) < 2 or rules[alive[1]].then != rules[alive[0]].then):
                 needed.add(alive[0])

@@ -208,3 +208,37 @@ def test_identical_rules_under_first_are_never_told_to_remove_each_other():
     c = check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
     assert {d.code for d in c.diagnostics} == {"unreachable-rule"} and len(c.diagnostics) == 2999
     assert all(d.rules == (d.rules[0], "r0") and d.facts["hiders"] == ["r0"] for d in c.diagnostics)
+
+
+def test_redundant_rules_are_judged_one_after_another_so_removing_all_named_is_safe():
+    """a and b are each redundant alone (b takes over a's input, f takes over b's), but not
+    together: without both, d decides a=x, b=true as q. Only one of them is named."""
+    text = mini("- {id: ra, when: {a: x, b: true}, then: p}\n- {id: rb, when: {a: [x, y], b: true}, then: p}\n"
+                "- {id: rd, when: {a: [x, z]}, then: q}\n- {id: rf, when: {a: y}, then: p}\n", hit_policy="first")
+    c = check(text)
+    assert [d.rules for d in c.diagnostics if d.code == "redundant-rule"] == [("ra",)]
+
+
+def test_any_allows_overlaps_that_decide_alike_and_names_the_ones_that_do_not():
+    alike = check(mini("- {id: xy, when: {a: [x, y]}, then: p}\n- {id: yz, when: {a: [y, z]}, then: p}\n",
+                       hit_policy="any"))
+    assert alike.ok and "overlap" not in codes(alike)
+    differ = check(mini("- {id: xy, when: {a: [x, y]}, then: p}\n- {id: yz, when: {a: [y, z]}, then: q}\n",
+                        hit_policy="any"))
+    d = only(differ, "overlap")
+    assert (d.rules, d.witness) == (("xy", "yz"), {"a": "y", "b": False})
+    copy = check(mini("- {id: all, then: p}\n- {id: again, when: {a: x}, then: p}\n", hit_policy="any"))
+    d = only(copy, "redundant-rule")  # hidden by an earlier rule, which under any is no error
+    assert (d.rules, d.facts["problem"]) == (("again",), "others") and "unreachable-rule" not in codes(copy)
+
+
+def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
+    text = mini("- {id: low, when: {a: [x, y]}, then: q}\n- {id: high, when: {a: [y, z]}, then: p}\n"
+                "- {id: masked, when: {a: z}, then: q}\n", hit_policy="priority")  # outputs: [p, q]
+    c = check(text)
+    table, _ = build_table(parse_document(text, "t.yaml")[0])
+    assert Diagram(table).decide({"a": "y", "b": True}).rule_id == "high"  # q is listed after p
+    assert Diagram(table).decide({"a": "x", "b": True}).rule_id == "low"
+    d = only(c, "unreachable-rule")
+    assert (d.rules, d.facts["problem"], d.facts["hiders"]) == (("masked", "high"), "priority", ["high"])
+    assert "of higher or equal priority" in d.message

@@ -74,7 +74,7 @@ def table_data(draw, sizes=None):
         given_ = {f"i{i}": f"v{draw(st.integers(0, s - 1))}" for i, s in enumerate(sizes) if draw(st.booleans())}
         cases.append({"given": given_, "expect": draw(st.sampled_from(outputs))})
     return {
-        "format": 1, "decision": "random", "hit_policy": draw(st.sampled_from(["unique", "first"])),
+        "format": 1, "decision": "random", "hit_policy": draw(st.sampled_from(["unique", "first", "any", "priority"])),
         "inputs": {f"i{i}": {"values": [f"v{j}" for j in range(s)], "wildcard": True}
                    for i, s in enumerate(sizes)},
         "output": {"values": outputs}, "invariants": invariants, "rules": rules, "cases": cases,
@@ -120,10 +120,38 @@ def test_engine_agrees_with_the_oracle(data):
     assert failing == brute.failing_cases()
     gap_findings = [d for d in found if d.code == "gap"]
     assert len(gap_findings) == len(cov.gaps)
-    if table.hit_policy.value == "first":
-        dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}
-        live = {r.id for r in table.rules if all(r.cube)}
-        assert dead == {r.id for r in table.rules if r.index not in brute.firing()} & live
+    if gap_findings:  # the rules the findings offer close every gap and change nothing else
+        closed = copy.deepcopy(data)
+        closed["rules"] += [{**d.facts["closing"], "then": data["output"]["values"][-1]} for d in gap_findings]
+        after = oracle.Brute(build(closed))
+        assert not after.gaps() and after.overlap_pairs() >= pairs
+        assert all(after.output_at(p) == brute.output_at(p) for p in brute.points if p not in brute.gaps())
+        if table.hit_policy.value == "unique":
+            assert after.overlap_pairs() == pairs
+    live = {r.id for r in table.rules if all(r.cube)}
+    never = {r.id for r in table.rules if r.index not in brute.firing()} & live
+    dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}
+    redundant = {d.rules[0] for d in found if d.code == "redundant-rule"}
+    overlapping = {d.rules[:2] for d in found if d.code == "overlap" and d.facts["problem"] == "conflict"}
+    ids = [r.id for r in table.rules]
+    conflicts = {(ids[a], ids[b]) for a, b in brute.conflicting_pairs()}
+    policy = table.hit_policy.value
+    if policy in ("first", "priority"):
+        assert dead == never and not overlapping
+    else:
+        assert not dead and overlapping <= conflicts and bool(overlapping) == bool(conflicts)
+    if policy == "any":
+        shared = [d for d in found if d.code == "overlap" and d.facts["problem"] == "shared"]
+        assert all(not d.facts["same"] for d in shared)  # alike overlaps are legal under any
+    if policy == "unique" or (policy == "any" and conflicts):
+        assert not redundant
+    else:
+        # acting on every finding keeps every decision: the rules named can all go at once
+        gone = {r.index for r in table.rules if r.id in redundant | dead}
+        assert brute.outputs_without(gone) == {p: brute.output_at(p) for p in brute.points}
+        assert not {ids[i] for i in brute.needed()} & redundant
+        if policy == "any":
+            assert never <= redundant
 
 
 def replay_witnesses(table, brute, diagram, found):

@@ -119,7 +119,7 @@ def test_input_needs_values_or_type():
     assert d.span.line == line_of(text, "b: {description")
 
 
-@pytest.mark.parametrize("key, value", [("format", "2"), ("hit_policy", "any")])
+@pytest.mark.parametrize("key, value", [("format", "2"), ("hit_policy", "collect")])
 def test_constant_and_enum_keys(key, value):
     text = mini("- {id: r, then: p}\n")
     text = "\n".join(f"{key}: {value}" if line.startswith(f"{key}:") else line for line in text.splitlines())

@@ -35,7 +35,7 @@ def test_the_text_shows_the_line_and_a_caret_under_the_span_then_where_to_read_m
                  "output: {values: [p]}\nrules:\n  - {id: r, wen: {a: x}, then: p}\n")
     assert main(["validate", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[:6] == [f'{path}:3:13: error[schema]: hit_policy: expected one of unique, first, got "uniqe"',
+    assert out[:6] == [f'{path}:3:13: error[schema]: hit_policy: expected one of unique, first, any, priority, got "uniqe"',
                        "  |",
                        "3 | hit_policy: uniqe",
                        "  |             ^^^^^",

@@ -43,10 +43,11 @@ def _unsafe_answers(table: Table, budget: Budget, first: Node | None) -> list[Di
     names = table.input_names
     found: list[Diagnostic] = []
     reported: set[int] = set()
-    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region, budget, root=first):
-        if ri is None or ri in reported:
+    for reg, p in first_hits(table.ranked_cubes, table.full_region, budget, root=first):
+        rule = table.ranked_rule(p)
+        if rule is None or rule.index in reported:
             continue
-        rule = table.rules[ri]
+        ri = rule.index
         fact = SAFE_WHEN.get(rule.then)
         if fact is None:
             continue

@@ -35,8 +35,9 @@ def analysis(table: Table, budget: Budget | None = None) -> Analysis:
     found += uncased_values(table)
     first = None
     try:
-        unique = table.hit_policy is HitPolicy.UNIQUE
-        cov = measure_coverage(table, budget, with_overlaps=unique, with_needed=not unique)
+        policy = table.hit_policy
+        cov = measure_coverage(table, budget, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
+                               with_needed=policy is not HitPolicy.UNIQUE)
         first = cov.first
         found += coverage_findings(table, cov)
         found += invariant_breaches(table, budget, first)
@@ -53,71 +54,119 @@ def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
 
 @dataclass(frozen=True)
 class Coverage:
-    """How the rules cover the input space (the facts behind gap/overlap/dead-rule findings)."""
+    """How the rules cover the input space (the facts behind gap/overlap/dead-rule
+    findings). Rules are named by their index in the table; `first` is the first-hit DAG
+    over the rules in `Table.ranked` order, whose leaves name positions in that order."""
 
     gaps: tuple[Cube, ...]  # disjoint, merged regions no rule decides
     overlaps: Overlaps | None  # per later rule: earlier rules deciding some input with it
     fires: frozenset[int]  # rules that decide some input (first hit)
-    needed: frozenset[int]  # rules whose removal changes some decision
+    needed: frozenset[int]  # rules whose removal changes some decision (the never-firing ones taken out)
     first: Node  # the first-hit DAG the rest was read from
+    redundant: tuple[int, ...] = ()  # firing rules that can all be removed together, decisions kept
 
 
 def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlaps: bool = True,
                      with_needed: bool = True) -> Coverage:
     """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
     first hit, overlapping pairs from their own search (each polynomial where rules settle early).
-    A unique table needs no `needed`, a first-hit table no overlaps."""
+    A unique table needs no `needed`, an ordered one (first, priority) no overlaps."""
     budget = budget or Budget()
-    rules = table.rules
-    cubes = [r.cube for r in rules]
+    order = table.ranked
+    cubes = table.ranked_cubes
     region = table.full_region
-    outputs = [r.then for r in rules]
+    outputs = [table.rules[i].then for i in order]
     if with_needed:
         first, needed = needed_rules(cubes, outputs, region, budget)
     else:
         first, needed = split(cubes, region, budget=budget), frozenset()
     fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
-    never = [i for i, c in enumerate(cubes) if i not in fires and not is_empty(c)]
-    if with_needed and never:
-        # Whether a rule is needed is judged with the rules that never fire taken out, as
-        # their finding asks: otherwise two identical rules would be told "the first is
-        # redundant" and "the second is unreachable", and acting on both deletes a decision.
-        alive = [tuple(0 for _ in c) if i in never else c for i, c in enumerate(cubes)]
-        needed = needed_rules(alive, outputs, region, budget)[1]
+    never = {p for p, c in enumerate(cubes) if p not in fires and not is_empty(c)}
+    redundant: list[int] = []
+    if with_needed:
+        # Judged with the rules that never fire taken out, as their finding asks, and then
+        # one at a time: a rule is called redundant only if it still is once the ones
+        # called redundant before it are gone. Findings about the same rules never
+        # contradict: removing every rule they name keeps every decision (two identical
+        # rules are not both told to go).
+        gone = set(never)
+        if gone:
+            needed = needed_rules(_without(cubes, gone), outputs, region, budget)[1]
+        now, stale = needed, False
+        for p in sorted((p for p in fires if p not in needed), key=order.__getitem__):
+            if stale:
+                now, stale = needed_rules(_without(cubes, gone), outputs, region, budget)[1], False
+            if p not in now:
+                redundant.append(order[p])
+                gone.add(p)
+                stale = True
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
-    pairs = overlaps(cubes, region, budget) if with_overlaps else None
-    return Coverage(gaps, pairs, fires, needed, first)
+    pairs = overlaps([r.cube for r in table.rules], region, budget) if with_overlaps else None
+    return Coverage(gaps, pairs, frozenset(order[p] for p in fires), frozenset(order[p] for p in needed), first,
+                    tuple(redundant))
+
+
+def closing_rule(table: Table, region: Cube, rule_id: str) -> dict[str, Any]:
+    """The rule that decides exactly the inputs of a gap `region`, as table data with no
+    output yet (the author picks it). A gap is a region no rule matches, so the rule
+    overlaps none and, appended, hides none, under every hit policy: one rule per gap, the
+    fewest there can be. A cell that lists a named set's members names the set."""
+    when: dict[str, Any] = {}
+    for inp, mask in zip(table.inputs, region):
+        if mask == inp.full:
+            continue
+        named = next((name for name, members in inp.sets if members == mask), None)
+        values = inp.values_of(mask)
+        when[inp.name] = {"in": named} if named else values[0] if len(values) == 1 else list(values)
+    return {"id": rule_id, "when": when, "then": None}
+
+
+def _without(cubes: Sequence[Cube], gone: set[int]) -> list[Cube]:
+    """`cubes` with those at the positions in `gone` made empty (they match nothing)."""
+    return [tuple(0 for _ in c) if p in gone else c for p, c in enumerate(cubes)]
 
 
 def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
-    """Gaps; overlaps (unique); unreachable and redundant rules (first)."""
+    """Gaps; overlaps (unique: every one; any: those deciding differently); rules that never
+    decide (first, priority: unreachable; any: redundant) and redundant rules."""
     rules = table.rules
-    unique = table.hit_policy is HitPolicy.UNIQUE
+    policy = table.hit_policy
     found: list[Diagnostic] = []
-    for reg in cov.gaps:
-        found.append(error("gap", table.rules_span, witness=table.point(reg), region=table.terms(reg)))
+    for n, reg in enumerate(cov.gaps, 1):
+        found.append(error("gap", table.rules_span, witness=table.point(reg), region=table.terms(reg),
+                           closing=closing_rule(table, reg, f"close-gap-{n}"), outputs=list(table.output.values)))
+    conflicts = 0
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
-            found += _overlap_findings(table, later, earlier, cov.overlaps.count[later])
-    if not unique:
-        for r in rules:
-            if is_empty(r.cube):
-                continue
-            if r.index not in cov.fires:
-                hiders = [rules[h].id for h in _hiders(rules, r)]
-                found.append(error("unreachable-rule", r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
-                                   rule=r.id, hiders=hiders))
-            elif r.index not in cov.needed:
-                found.append(warning("redundant-rule", r.span, rules=(r.id,), rule=r.id, then=r.then))
+            made = _overlap_findings(table, later, earlier, cov.overlaps.count[later],
+                                     alike_too=policy is HitPolicy.UNIQUE)
+            conflicts += len(made)
+            found += made
+    if policy is HitPolicy.UNIQUE or conflicts:  # under any, the conflicts first: no rule is redundant yet
+        return found
+    variant = "later" if policy is HitPolicy.FIRST else "others"
+    for r in rules:
+        if is_empty(r.cube) or r.index in cov.fires:
+            continue
+        if policy.ordered:
+            hiders = [rules[h].id for h in _hiders(table, r)]
+            found.append(error("unreachable-rule", r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
+                               problem=policy.value, rule=r.id, hiders=hiders))
+        else:
+            found.append(warning("redundant-rule", r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+    for i in cov.redundant:
+        r = rules[i]
+        found.append(warning("redundant-rule", r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
     return found
 
 
-def _hiders(rules: Sequence[Rule], r: Rule) -> list[int]:
-    """The earlier rules that hide `r`: one earlier rule that covers it alone if there is
-    one (then the scan stops: n identical rules cost O(n), not O(n^2)), else every earlier
-    rule that meets it."""
+def _hiders(table: Table, r: Rule) -> list[int]:
+    """The rules ranked before `r` that hide it: one that covers it alone if there is one
+    (then the scan stops: n identical rules cost O(n), not O(n^2)), else every one that
+    meets it."""
     meets = []
-    for q in rules[: r.index]:
+    for i in table.ranked[: table.ranked.index(r.index)]:
+        q = table.rules[i]
         if all(a & b == b for a, b in zip(q.cube, r.cube)):
             return [q.index]
         if not is_empty(intersect(q.cube, r.cube)):
@@ -125,10 +174,12 @@ def _hiders(rules: Sequence[Rule], r: Rule) -> list[int]:
     return meets
 
 
-def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: int) -> list[Diagnostic]:
+def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: int, alike_too: bool = True
+                      ) -> list[Diagnostic]:
     """A conflicting overlap (the two rules decide differently) is a bug of its own: one
     finding per such pair, first, each with its witness. Partners that decide the same
-    (harmless, but not unique) share one finding."""
+    (harmless, but not unique) share one finding, unless `alike_too` is off (hit policy
+    any, where they are legal)."""
     rules = table.rules
     b = rules[later]
     conflicting = [e for e in earlier if rules[e].then != b.then]
@@ -140,14 +191,15 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
         found.append(error("overlap", b.span, rules=(a.id, b.id), witness=table.point(reg),
                            related=(Related("rule", a.id, a.span),), problem="conflict", first=a.id,
                            first_then=a.then, rule=b.id, then=b.then, region=table.terms(reg)))
-    rest = conflicting[CONFLICTS_EACH:] + alike
+    rest = conflicting[CONFLICTS_EACH:] + (alike if alike_too else [])
     if rest:
         a = rules[rest[0]]
         reg = intersect(a.cube, b.cube)
         partners = [rules[e].id for e in rest]
         found.append(error("overlap", b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
                            related=(Related("rule", a.id, a.span),), problem="shared", rule=b.id, partners=partners,
-                           total=total - len(conflicting[:CONFLICTS_EACH]), same=not conflicting[CONFLICTS_EACH:],
+                           total=total - len(conflicting[:CONFLICTS_EACH]) - (0 if alike_too else len(alike)),
+                           same=not conflicting[CONFLICTS_EACH:],
                            region=table.terms(reg)))
     return found
 
@@ -162,8 +214,11 @@ def decided_regions(table: Table, budget: Budget | None = None) -> list[tuple[in
 
 
 def _decided(table: Table, region: Cube, budget: Budget, first: Node | None) -> Iterator[tuple[Cube, int | None]]:
-    """First hits inside `region`, walking the table's whole first-hit DAG when it is built."""
-    return first_hits([r.cube for r in table.rules], region, budget, root=first)
+    """First hits inside `region` (rule indices; None: no rule), walking the table's whole
+    first-hit DAG when it is built."""
+    order = table.ranked
+    for reg, p in first_hits(table.ranked_cubes, region, budget, root=first):
+        yield reg, None if p is None else order[p]
 
 
 def invariant_breaches(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:

@@ -176,6 +176,16 @@ def _requirement(required: Mapping[str, Any]) -> str:
     return " and ".join(parts) or "nothing"
 
 
+def yaml_flow(rule: Mapping[str, Any], **missing: Any) -> str:
+    """A rule given as table data, as one line of flow-style YAML to paste under `rules:`
+    (PyYAML writes it, quoting what YAML would misread: `yes`, `-`, `1.0`); `missing`
+    stands in for values the data leaves open (None)."""
+    import yaml  # only when the words are shown
+
+    data = {k: missing.get(k, v) if v is None else v for k, v in rule.items()}
+    return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=float("inf")).strip()
+
+
 def adding_hint(name: str, sets: Any, value: Any) -> str:
     """How to add `value` to input `name`'s domain: with named sets, into the one it belongs to."""
     if sets:
@@ -389,37 +399,45 @@ register(*(
          'add or widen a rule',
          why='an input combination no rule decides has no answer at run time: the server would refuse it, or an engine would crash',
          says='no rule decides {region:region}',
-         helps="add a rule for this input, or widen a rule's cell to cover it"),
+         helps=lambda f: f"add - {yaml_flow(f['closing'], then='TODO')} with TODO one of: "
+         + shown_list(f['outputs'], LISTED_VALUES) + " (or widen a rule's cell to cover it)"),
     Code('overlap',
-         'under hit_policy unique, an input combination that two rules decide',
+         'under hit_policy unique, an input combination that two rules decide; under any, one two rules decide differently',
          'error',
          "`rules 'a' and 'b' conflict: both decide ..., 'a' as 'none' and 'b' as 'cache'`",
-         'make the cells disjoint, or use `hit_policy: first`',
-         why='under `unique` two rules that both match and decide differently leave the answer to their order, which nobody reviewed',
+         'make the cells disjoint, or choose a hit policy that decides (`first`, `priority`)',
+         why='two rules that both match and decide differently leave the answer to their order, which nobody reviewed',
          says={'conflict': "rules '{first}' and '{rule}' conflict: both decide {region:region}, '{first}' as "
                            "'{first_then}' and '{rule}' as '{then}'",
                'shared': lambda f: say("rule '{rule}' overlaps ", f) + shown_list(f['partners'], SHOWN_RULES, quoted,
                                                                                total=f['total'])
                + (' (same output)' if f['same'] else '') + say(': both decide {region:region}', f)},
-         helps='make the cells disjoint, or use hit_policy: first if order should decide'),
+         helps='make the cells disjoint, or use hit_policy: first (or priority) if order should decide'),
     Code('unreachable-rule',
-         'under hit_policy first, a rule that earlier rules hide everywhere',
+         'under hit_policy first or priority, a rule that rules ranked before it hide everywhere',
          'error',
          "`rule 'c' can never fire: earlier rules 'a', 'b' decide every input it matches`",
-         'remove or move it up',
-         why='a rule earlier rules always pre-empt never decides anything; its presence misleads a reader about what the table does',
-         says=lambda f: say("rule '{rule}' can never fire: ", f) + (
-             say('earlier rule {hiders:ids} decides', f) if len(f['hiders']) == 1
-             else say('earlier rules {hiders:ids} decide', f)) + ' every input it matches',
-         helps='remove the rule, or move it above the rules that hide it'),
+         'remove it, or move it up (first) or change its output (priority)',
+         why='a rule that others always pre-empt never decides anything; its presence misleads a reader about what the table does',
+         says={'first': lambda f: say("rule '{rule}' can never fire: ", f) + (
+                   say('earlier rule {hiders:ids} decides', f) if len(f['hiders']) == 1
+                   else say('earlier rules {hiders:ids} decide', f)) + ' every input it matches',
+               'priority': lambda f: say("rule '{rule}' can never fire: ", f) + (
+                   say('rule {hiders:ids}, of higher or equal priority, decides', f) if len(f['hiders']) == 1
+                   else say('rules {hiders:ids}, of higher or equal priority, decide', f)) + ' every input it matches'},
+         helps={'first': 'remove the rule, or move it above the rules that hide it',
+                'priority': "remove the rule; its output is listed after theirs in output: values"}),
     Code('redundant-rule',
-         'under hit_policy first, a rule whose removal changes no decision (judged without the unreachable rules)',
+         'under hit_policy first, any or priority, a rule whose removal changes no decision; removing every one named keeps every decision',
          'warning',
          "`rule 'c' is redundant: later rules decide every input it decides the same way`",
          'remove it',
-         why='a rule whose inputs another rule decides the same way can be removed without changing any decision',
-         says="rule '{rule}' is redundant: later rules decide every input it decides the same way ('{then}')",
-         helps='remove the rule, or narrow the later rules if it should matter'),
+         why='a rule whose inputs other rules decide the same way can be removed without changing any decision; '
+             'the rules named are judged one after another, so removing all of them is safe too',
+         says={'later': "rule '{rule}' is redundant: later rules decide every input it decides the same way ('{then}')",
+               'others': "rule '{rule}' is redundant: other rules decide every input it decides the same way ('{then}')"},
+         helps={'later': 'remove the rule, or narrow the later rules if it should matter',
+                'others': 'remove the rule, or narrow the other rules if it should matter'}),
     Code('invariant',
          'an input the table decides against one of its invariants',
          'error',

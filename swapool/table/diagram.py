@@ -48,12 +48,13 @@ class MissingFact(LookupError):
 
 
 class Diagram:
-    """The first-hit decision diagram of a table. A gap (only in invalid tables) answers None."""
+    """The first-hit decision diagram of a table (over its rules in `Table.ranked` order, so
+    `priority` is first-hit too). A gap (only in invalid tables) answers None."""
 
     def __init__(self, table: Table, budget: Budget | None = None, root: Node | None = None):
         """`root`: the table's first-hit DAG when the analysis built it already."""
         self.table = table
-        root = root or split([r.cube for r in table.rules], table.full_region, budget=budget)
+        root = root or split(table.ranked_cubes, table.full_region, budget=budget)
         self.root = self._convert(root)
 
     def _convert(self, root: Node) -> "Ask | Decision | None":
@@ -64,7 +65,7 @@ class Diagram:
             out: Ask | Decision | None = None
             if isinstance(node, Leaf):
                 if node.matched:
-                    rule = self.table.rules[node.matched[0]]
+                    rule = self.table.rules[self.table.ranked[node.matched[0]]]
                     out = Decision(rule.then, rule.id)
             else:
                 assert isinstance(node, Branch)

@@ -79,8 +79,8 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
         return tuple(out)
 
     result = []
-    for reg, ri in first_hits([r.cube for r in table.rules], table.full_region):
-        rule = table.rules[ri] if ri is not None else None
+    for reg, p in first_hits(table.ranked_cubes, table.full_region):
+        rule = table.ranked_rule(p)
         result.append((lift(reg), Verdict(rule.then, rule.id) if rule else GAP))
     inside = tuple(inp.mask_of(own[inp.name].values) for inp in space)
     for k, inp in enumerate(space):

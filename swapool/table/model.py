@@ -21,8 +21,18 @@ OUTPUT = "output"  # the key that names the output in an invariant's condition
 
 
 class HitPolicy(enum.Enum):
-    UNIQUE = "unique"  # every input matches exactly one rule; overlaps are errors
-    FIRST = "first"    # the first matching rule decides; hidden rules are errors
+    """How the rules that match one input make one decision (DMN's single-hit policies)."""
+
+    UNIQUE = "unique"      # every input matches exactly one rule; overlaps are errors
+    FIRST = "first"        # the first matching rule decides; hidden rules are errors
+    ANY = "any"            # rules may overlap where they decide alike; deciding differently is an error
+    PRIORITY = "priority"  # the matching rule whose output is listed first decides (then table order)
+
+    @property
+    def ordered(self) -> bool:
+        """Whether rules may hide others: then a rule that never decides is an error, not
+        an overlap."""
+        return self in (HitPolicy.FIRST, HitPolicy.PRIORITY)
 
 
 class CellForm(enum.Enum):
@@ -151,6 +161,26 @@ class Table:
     @property
     def input_names(self) -> tuple[str, ...]:
         return tuple(i.name for i in self.inputs)
+
+    @functools.cached_property
+    def ranked(self) -> tuple[int, ...]:
+        """Rule indices in the order a first-hit search reads them: table order, except
+        under `priority`, where rules deciding an output listed earlier come first (table
+        order among equals). Every hit policy decides an input as the first rule in this
+        order that matches it (under `unique` and `any`, in a valid table, any match does)."""
+        if self.hit_policy is not HitPolicy.PRIORITY:
+            return tuple(range(len(self.rules)))
+        rank = {v: k for k, v in enumerate(self.output.values)}
+        return tuple(sorted(range(len(self.rules)), key=lambda i: rank.get(self.rules[i].then, len(rank))))
+
+    @functools.cached_property
+    def ranked_cubes(self) -> list[tuple[int, ...]]:
+        """The rules' cubes in `ranked` order: what the partition engine splits over."""
+        return [self.rules[i].cube for i in self.ranked]
+
+    def ranked_rule(self, position: int | None) -> "Rule | None":
+        """The rule at `position` of the ranked order (None: no rule, a gap)."""
+        return None if position is None else self.rules[self.ranked[position]]
 
     @property
     def full_region(self) -> tuple[int, ...]:

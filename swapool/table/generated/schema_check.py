@@ -51,8 +51,8 @@ def validate_https___swapool_invalid_schemas_decision_table_schema_json(data, cu
         if 'hit_policy' in data_keys:
             data_keys.remove('hit_policy')
             data__hitpolicy = data['hit_policy']
-            if not (isinstance(data__hitpolicy, str) and data__hitpolicy == 'unique' or (isinstance(data__hitpolicy, str) and data__hitpolicy == 'first')):
-                raise JsonSchemaValueException('' + (name_prefix or 'data') + ".hit_policy must be one of ['unique', 'first']")
+            if not (isinstance(data__hitpolicy, str) and data__hitpolicy == 'unique' or (isinstance(data__hitpolicy, str) and data__hitpolicy == 'first') or (isinstance(data__hitpolicy, str) and data__hitpolicy == 'any') or (isinstance(data__hitpolicy, str) and data__hitpolicy == 'priority')):
+                raise JsonSchemaValueException('' + (name_prefix or 'data') + ".hit_policy must be one of ['unique', 'first', 'any', 'priority']")
         if 'inputs' in data_keys:
             data_keys.remove('inputs')
             data__inputs = data['inputs']
