@@ -206,8 +206,9 @@ def test_identical_rules_under_first_are_never_told_to_remove_each_other():
 
     text = families.identical_rules(3000).replace("hit_policy: unique", "hit_policy: first")
     c = check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
-    assert {d.code for d in c.diagnostics} == {"unreachable-rule"} and len(c.diagnostics) == 2999
-    assert all(d.rules == (d.rules[0], "r0") and d.facts["hiders"] == ["r0"] for d in c.diagnostics)
+    hidden = [d for d in c.diagnostics if d.code == "unreachable-rule"]
+    assert len(hidden) == 2999 and all(d.rules == (d.rules[0], "r0") and d.facts["hiders"] == ["r0"] for d in hidden)
+    assert [d.rules for d in c.diagnostics if d.code != "unreachable-rule"] == [("r0", "ry")]  # mergeable: a: -
 
 
 def test_redundant_rules_are_judged_one_after_another_so_removing_all_named_is_safe():
@@ -242,3 +243,38 @@ def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
     d = only(c, "unreachable-rule")
     assert (d.rules, d.facts["problem"], d.facts["hiders"]) == (("masked", "high"), "priority", ["high"])
     assert "of higher or equal priority" in d.message
+
+
+def test_rules_that_differ_in_one_cell_and_decide_alike_are_offered_as_one():
+    text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: yt, when: {a: y, b: true}, then: p}\n"
+                "- {id: rest, when: {a: z}, then: q}\n- {id: idle, when: {a: [x, y], b: false}, then: q}\n")
+    d = only(check(text), "mergeable-rules")
+    assert d.severity.value == "note" and d.rules == ("xt", "yt") and d.facts["input"] == "a"
+    assert d.facts["merged"] == {"id": "xt", "when": {"a": ["x", "y"], "b": True}, "then": "p"}
+
+
+def test_under_first_a_rule_between_that_decides_otherwise_keeps_a_merge_out():
+    """Moving yt up into xt would take a=y, b=true from mid, which decides q."""
+    text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: mid, when: {a: y}, then: q}\n"
+                "- {id: yt, when: {a: y, b: true}, then: p}\n- {id: rest, then: q}\n", hit_policy="first")
+    assert "mergeable-rules" not in codes(check(text))
+    assert "mergeable-rules" in codes(check(text.replace("{id: mid, when: {a: y}", "{id: mid, when: {a: z}")))
+
+
+def test_a_misspelt_value_in_one_rule_does_not_hide_a_gap_elsewhere():
+    """The rule that failed to build is left out, the rest is analysed, and says so."""
+    text = mini("- {id: bad, when: {a: xx}, then: p}\n- {id: ry, when: {a: y}, then: q}\n"
+                "- {id: zt, when: {a: z, b: true}, then: q}\n")
+    c = check(text)
+    assert c.table is None and not c.ok
+    partial = only(c, "analysis-partial")
+    assert (partial.facts["rules_left_out"], partial.severity.value) == (["bad"], "note")
+    gaps = [d for d in c.diagnostics if d.code == "gap"]
+    assert {str(g.facts["region"]) for g in gaps} == {str({"a": ["x"]}), str({"a": ["z"], "b": [False]})}
+    assert all(g.facts["partial"] for g in gaps) and "= note: partial" in str(gaps[0])
+    assert not only(c, "unknown-value").facts.get("partial")  # what failed to build is no guess
+
+
+def test_no_partial_analysis_when_an_input_or_the_output_fails_to_build():
+    text = mini("- {id: ry, when: {a: y}, then: q}\n").replace("output: {values: [p, q]}", "output: {values: [p, p]}")
+    assert "analysis-partial" not in codes(check(text)) and "gap" not in codes(check(text))

@@ -63,6 +63,12 @@ SAMPLES: dict[str, tuple[str, dict[str, str], str | None, list[str]]] = {
     "unnamed-value": (table("- {id: fast, when: {mode: fast}, then: cache}\n- {id: rest, when: {mode: {not: [fast]}}, "
                             "then: none}\n"), {}, None, []),
     "unused-input": (table(EVERY), {}, None, []),
+    "analysis-partial": (table("- {id: fast, when: {mode: fsat}, then: cache}\n- {id: rest, when: {mode: [safe, exact]}, "
+                               "then: none}\n"), {}, None, []),
+    "mergeable-rules": (table("- {id: fast, when: {mode: fast, draft: true}, then: cache}\n"
+                              "- {id: safe, when: {mode: safe, draft: true}, then: cache}\n"
+                              "- {id: rest, when: {mode: exact}, then: none}\n- {id: idle, when: {mode: [fast, safe], "
+                              "draft: false}, then: none}\n"), {}, None, []),
     "enum-import": (table(EVERY, inputs=BOUND.replace(ENGINE, "no_such_engine_pkg")), {}, None,
                     ["--enum-module", "no_such_engine_pkg"]),
     "enum-import-failed": (table(EVERY, inputs=BOUND), {}, "raise", []),

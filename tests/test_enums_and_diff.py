@@ -221,3 +221,25 @@ def test_a_value_that_is_not_a_member_is_reported_where_it_is_written(engine_enu
     d = only(run_check(text), "enum-extra-value")
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "z]" in ln)
     assert (d.span.line, d.span.column) == (line, text.splitlines()[line - 1].index("z]") + 1)
+
+
+def test_diff_and_mutate_read_a_priority_table_by_its_outputs_order(capsys, write):
+    """The same rules under first and under priority (q listed before p) differ exactly
+    where a p rule comes first in the table and a q rule matches too; and removing xp
+    changes nothing under priority (bq outranks it where they meet), but does under first."""
+    rules = "- {id: xp, when: {a: x}, then: p}\n- {id: bq, when: {b: true}, then: q}\n- {id: rest, then: p}\n"
+    head = mini(rules, hit_policy="first").replace("{values: [x, y, z]}", "{values: [x, y, z], wildcard: true}")
+    first = write(head, "first.yaml")
+    ranked = write(head.replace("hit_policy: first", "hit_policy: priority").replace("values: [p, q]", "values: [q, p]"),
+                   "ranked.yaml")
+    code, out = diff(capsys, first, ranked, "--format", "json")
+    (change,) = json.loads(out.out)["changes"]
+    assert code == 1 and change["region"] == "a=x, b=true"
+    assert (change["old"], change["new"]) == ({"output": "p", "rule": "xp"}, {"output": "q", "rule": "bq"})
+    removed = {}
+    for name, path in (("first", first), ("priority", ranked)):
+        main(["mutate", "--format", "json", str(path)])
+        survivors = json.loads(capsys.readouterr().out)["survivors"]
+        removed[name] = next(s for s in survivors if s["mutant"] == "rule 'xp' removed")
+    assert removed["priority"]["case"] is None  # equivalent
+    assert removed["first"]["case"] == {"given": {"a": "x", "b": True}, "expect": "p"}

@@ -120,6 +120,17 @@ def test_engine_agrees_with_the_oracle(data):
     assert failing == brute.failing_cases()
     gap_findings = [d for d in found if d.code == "gap"]
     assert len(gap_findings) == len(cov.gaps)
+    merges = [d for d in found if d.code == "mergeable-rules"]
+    if merges:  # every merge the findings offer, made at once, decides every input as before
+        merged = copy.deepcopy(data)
+        by_id = {r["id"]: k for k, r in enumerate(merged["rules"])}
+        for d in merges:
+            merged["rules"][by_id[d.rules[0]]] = d.facts["merged"]
+        gone = {rid for d in merges for rid in d.rules[1:]}
+        merged["rules"] = [r for r in merged["rules"] if r["id"] not in gone]
+        after = oracle.Brute(build(merged))
+        assert all(after.output_at(p) == brute.output_at(p) for p in brute.points)
+        assert len({rid for d in merges for rid in d.rules}) == sum(len(d.rules) for d in merges)
     if gap_findings:  # the rules the findings offer close every gap and change nothing else
         closed = copy.deepcopy(data)
         closed["rules"] += [{**d.facts["closing"], "then": data["output"]["values"][-1]} for d in gap_findings]
@@ -128,6 +139,19 @@ def test_engine_agrees_with_the_oracle(data):
         assert all(after.output_at(p) == brute.output_at(p) for p in brute.points if p not in brute.gaps())
         if table.hit_policy.value == "unique":
             assert after.overlap_pairs() == pairs
+    # and every edit the findings propose, all at once: remove, merge, close
+    edited = copy.deepcopy(data)
+    by_id = {r["id"]: k for k, r in enumerate(edited["rules"])}
+    for d in merges:
+        edited["rules"][by_id[d.rules[0]]] = d.facts["merged"]
+    drop = {rid for d in merges for rid in d.rules[1:]} | {d.rules[0] for d in found if d.code in (
+        "unreachable-rule", "redundant-rule")}
+    edited["rules"] = [r for r in edited["rules"] if r["id"] not in drop]
+    edited["rules"] += [{**d.facts["closing"], "then": data["output"]["values"][0]} for d in gap_findings]
+    if edited["rules"]:
+        after = oracle.Brute(build(edited))
+        assert not after.gaps()
+        assert all(after.output_at(p) == brute.output_at(p) for p in brute.points if p not in brute.gaps())
     live = {r.id for r in table.rules if all(r.cube)}
     never = {r.id for r in table.rules if r.index not in brute.firing()} & live
     dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .cells import make_cell, matched, read_cell
 from .diagnostics import Diagnostic, Suggestions, error
@@ -13,14 +13,43 @@ from .source import Document
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
+class Built(NamedTuple):
+    """A document resolved: the table (None when anything failed to build), every reason,
+    and, when only some rules, cases or invariants failed, the table without them, for
+    an analysis of the rest (never to decide with)."""
+
+    table: Table | None
+    diagnostics: list[Diagnostic]
+    partial: Table | None = None
+    left_out: Mapping[str, list] = MappingProxyType({})  # what it lacks: rules and invariants by id, cases by number
+
+
 def build_table(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})
                 ) -> tuple[Table | None, list[Diagnostic]]:
     """Resolve a schema-valid document into a `Table`, or say every reason it cannot be.
     `imported` maps the name of each input written `from: FILE` to that file's document
     (schema-valid, holding a plain input of that name)."""
+    built = build_parts(doc, imported)
+    return built.table, built.diagnostics
+
+
+def build_parts(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})) -> Built:
+    """`build_table`, and the partial table when the inputs and the output built but some
+    rules, cases or invariants did not."""
     b = _TableBuilder(doc, imported)
     table = b.build()
-    return (table if not b.diagnostics else None), b.diagnostics
+    if not b.diagnostics:
+        return Built(table, b.diagnostics)
+    if table is None or b.whole_failed:
+        return Built(None, b.diagnostics)
+    keep = lambda items: tuple(x for k, x in enumerate(items) if k not in b.failed[type(x)])  # noqa: E731
+    rules = tuple(dataclasses.replace(r, index=i) for i, r in enumerate(keep(table.rules)))
+    cases = tuple(dataclasses.replace(c, index=i) for i, c in enumerate(keep(table.cases)))
+    partial = dataclasses.replace(table, rules=rules, cases=cases, invariants=keep(table.invariants))
+    left_out: dict[str, list[Any]] = {"rules_left_out": [table.rules[k].id for k in sorted(b.failed[Rule])],
+                "cases_left_out": [k + 1 for k in sorted(b.failed[Case])],
+                "invariants_left_out": [table.invariants[k].id for k in sorted(b.failed[Invariant])]}
+    return Built(None, b.diagnostics, partial if rules else None, left_out)
 
 
 class _TableBuilder:
@@ -29,6 +58,18 @@ class _TableBuilder:
         self.imported = imported
         self.diagnostics: list[Diagnostic] = []
         self.suggest = Suggestions().suggest
+        self.failed: dict[type, set[int]] = {Rule: set(), Case: set(), Invariant: set()}  # by position
+        self.whole_failed = False  # an input, the output or the table's size: nothing to analyse
+
+    def each(self, kind: type, items: list, make: Any) -> tuple:
+        """`make(i, item)` for every item, noting which ones added a finding."""
+        out = []
+        for i, item in enumerate(items):
+            before = len(self.diagnostics)
+            out.append(make(i, item))
+            if len(self.diagnostics) > before:
+                self.failed[kind].add(i)
+        return tuple(out)
 
 
     def build(self) -> Table | None:
@@ -47,15 +88,17 @@ class _TableBuilder:
         out_values = tuple(d["output"]["values"])
         self.check_unique(out_values, ("output", "values"), "output", None)
         self.output = Output(out_values, self.doc.span(("output",)), d["output"].get("description"))
-        rules = tuple(self.rule(i, r) for i, r in enumerate(d["rules"]))
+        self.whole_failed = bool(self.diagnostics)
+        rules = self.each(Rule, d["rules"], self.rule)
         seen: dict[str, Rule] = {}
         for r in rules:
             if r.id in seen:
                 self.diagnostics.append(error("duplicate-rule-id", self.doc.span(("rules", r.index, "id")),
                                               got=r.id, first_line=seen[r.id].span.line))
+                self.failed[Rule].add(r.index)
             seen.setdefault(r.id, r)
-        cases = tuple(self.case(i, c) for i, c in enumerate(d.get("cases", [])))
-        invariants = tuple(self.invariant(i, v) for i, v in enumerate(d.get("invariants", [])))
+        cases = self.each(Case, d.get("cases", []), self.case)
+        invariants = self.each(Invariant, d.get("invariants", []), self.invariant)
         return Table(self.doc.file, self.doc.digest, d["format"], d["decision"], HitPolicy(d["hit_policy"]), inputs,
                      self.output, rules, cases, invariants, d.get("description"),
                      self.doc.key_span(("rules",)), self.doc.span(("decision",)))

@@ -11,8 +11,8 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from .analysis import analysis
-from .build import build_table
-from .diagnostics import Diagnostic
+from .build import build_parts
+from .diagnostics import Diagnostic, note
 from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
@@ -65,9 +65,12 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         found = list(imports.diagnostics)
         digest = imports.digest(doc.digest)
     if not found:
-        table, found = build_table(doc, imports.documents)
+        built = build_parts(doc, imports.documents)
+        table, found = built.table, built.diagnostics
         if table is not None and digest != doc.digest:
             table = dataclasses.replace(table, digest=digest)
+        if built.partial is not None:
+            found += partial_analysis(built.partial, built.left_out, enums)
     if table is not None:
         found, first = analysis(table)
         found += check_enum_bindings(table, enums)
@@ -75,6 +78,19 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if contract is not None and not any(d.code == "analysis-budget" for d in found):
             found += contract(table, first=first)
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)
+
+
+def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPolicy) -> list[Diagnostic]:
+    """What can still be said of a table some of whose rules, cases or invariants failed to
+    build: the analysis of the rest (as DMN verifiers do), each finding marked `partial`
+    (a gap may be one the broken rule would close), and a note saying what was left out.
+    The table itself stays unbuilt: nothing decides with it."""
+    findings, _ = analysis(partial)
+    findings += check_enum_bindings(partial, enums)
+    marked = [dataclasses.replace(d, facts={**d.facts, "partial": True}) for d in findings]
+    return [note("analysis-partial", partial.rules_span, rules_left_out=left_out["rules_left_out"],
+                 cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),
+            *marked]
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,

@@ -133,6 +133,17 @@ def _did_you_mean(facts: Mapping[str, Any]) -> str | None:
     return None if near is None else f"did you mean '{format_value(near)}'?"
 
 
+def _left_out(facts: Mapping[str, Any]) -> str:
+    """rule 'a', case 2 and invariant 'b' (each kind shortened on its own)."""
+    parts = []
+    for kind, show in (("rules", quoted), ("cases", str), ("invariants", quoted)):
+        items = facts.get(f"{kind}_left_out") or []
+        if items:
+            noun = kind if len(items) > 1 else kind[:-1]
+            parts.append(f"{noun} {shown_list(items, LISTED_VALUES, show)}")
+    return ", ".join(parts)
+
+
 def _parser_help(problem: str, at: str) -> str | None:
     if at == "\t" or "'\\t'" in problem:
         return "YAML indentation must use spaces, not tabs"
@@ -409,9 +420,12 @@ register(*(
          why='two rules that both match and decide differently leave the answer to their order, which nobody reviewed',
          says={'conflict': "rules '{first}' and '{rule}' conflict: both decide {region:region}, '{first}' as "
                            "'{first_then}' and '{rule}' as '{then}'",
-               'shared': lambda f: say("rule '{rule}' overlaps ", f) + shown_list(f['partners'], SHOWN_RULES, quoted,
-                                                                               total=f['total'])
-               + (' (same output)' if f['same'] else '') + say(': both decide {region:region}', f)},
+               'shared': lambda f: (say("rule '{rule}' overlaps ", f) + shown_list(f['partners'], SHOWN_RULES, quoted,
+                                                                                total=f['total']) + ' (same output)'
+                                    if f['same'] else say("rule '{rule}' ('{then}') overlaps ", f) + shown_list(
+                                        [f"'{p}' ('{o}')" for p, o in zip(f['partners'], f['partner_outputs'])],
+                                        SHOWN_RULES, str, total=f['total']))
+               + say(': both decide {region:region}', f)},
          helps='make the cells disjoint, or use hit_policy: first (or priority) if order should decide'),
     Code('unreachable-rule',
          'under hit_policy first or priority, a rule that rules ranked before it hide everywhere',
@@ -438,6 +452,24 @@ register(*(
                'others': "rule '{rule}' is redundant: other rules decide every input it decides the same way ('{then}')"},
          helps={'later': 'remove the rule, or narrow the later rules if it should matter',
                 'others': 'remove the rule, or narrow the other rules if it should matter'}),
+    Code('analysis-partial',
+         'some rules, cases or invariants failed to build; the findings about the rest (marked partial) are still given',
+         'note',
+         "`the analysis left out rule 'r1' (which failed to build); the findings about the rest are partial`",
+         'fix the errors above; the partial findings may change once every rule builds',
+         why="one misspelt value should not hide a gap or an overlap elsewhere; but a gap may be one the broken rule "
+             "would close, so those findings are marked partial",
+         says=lambda f: 'the analysis left out ' + _left_out(f) + ' (which failed to build); the findings about '
+         'the rest are partial'),
+    Code('mergeable-rules',
+         'rules that differ in one cell only and decide alike: one rule can replace them, deciding every input as before',
+         'note',
+         "`rules 'fast', 'safe' can be one rule: they differ only in 'mode' and both decide 'cache'`",
+         'replace them with the merged rule it shows',
+         why='fewer rules say the same; a note, not a warning, because rules kept apart (with a why each) can be '
+             'deliberate, and a strict check must not fail a correct table',
+         says="rules {ids:ids} can be one rule: they differ only in '{input}' and all decide '{then}'",
+         helps=lambda f: f"replace them with - {yaml_flow(f['merged'])}"),
     Code('invariant',
          'an input the table decides against one of its invariants',
          'error',

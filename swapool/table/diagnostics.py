@@ -140,6 +140,8 @@ class Diagnostic:
             lines.append(f"  = input: {visible(format_witness(self.witness))}")
         for other in self.related:
             lines.append(f"  = note: {visible(other.label)} is at {other.span}")
+        if self.facts.get("partial"):
+            lines.append("  = note: partial: found with the rules, cases or invariants that failed to build left out")
         advice = self.help
         if advice:
             lines.append(f"  = help: {visible(advice)}")

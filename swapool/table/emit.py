@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cells import write_cell
+from .cells import form_for, write_cell
 from .model import OUTPUT, Case, Cell, CellForm, Input, Invariant, Rule, Table
 
 
 def cell_data(inp: Input, cell: Cell) -> Any:
     return write_cell(cell.form, cell.sets if cell.form is CellForm.SET else inp.values_of(cell.named))
+
+
+def mask_cell(inp: Input, mask: int) -> Any:
+    """A cell matching exactly the values in `mask` (not every value): the name of a set
+    with those members if the input has one, else a literal or a list."""
+    named = next((name for name, members in inp.sets if members == mask), None)
+    if named is not None:
+        return write_cell(CellForm.SET, [named])
+    values = inp.values_of(mask)
+    return write_cell(form_for(len(values)), values)
 
 
 def region_data(table: Table, region: tuple[int, ...]) -> dict[str, Any]:
