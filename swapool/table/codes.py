@@ -407,7 +407,7 @@ register(*(
          'an input combination that no rule decides',
          'error',
          '`no rule decides mode=exact, draft=true`',
-         'add or widen a rule',
+         'add the rule its help shows, with the output you choose, or widen a rule',
          why='an input combination no rule decides has no answer at run time: the server would refuse it, or an engine would crash',
          says='no rule decides {region:region}',
          helps=lambda f: f"add - {yaml_flow(f['closing'], then='TODO')} with TODO one of: "
@@ -464,11 +464,11 @@ register(*(
     Code('mergeable-rules',
          'rules that differ in one cell only and decide alike: one rule can replace them, deciding every input as before',
          'note',
-         "`rules 'fast', 'safe' can be one rule: they differ only in 'mode' and both decide 'cache'`",
+         "`rules 'fast', 'safe' can be one rule: they differ only in 'mode' and decide alike ('cache')`",
          'replace them with the merged rule it shows',
          why='fewer rules say the same; a note, not a warning, because rules kept apart (with a why each) can be '
              'deliberate, and a strict check must not fail a correct table',
-         says="rules {ids:ids} can be one rule: they differ only in '{input}' and all decide '{then}'",
+         says="rules {ids:ids} can be one rule: they differ only in '{input}' and decide alike ('{then}')",
          helps=lambda f: f"replace them with - {yaml_flow(f['merged'])}"),
     Code('invariant',
          'an input the table decides against one of its invariants',
