@@ -16,6 +16,9 @@ from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, firs
 #: Conflicting partners of one rule that get a finding each; the rest share one, so n
 #: identical rules make O(n) findings, not O(n^2).
 CONFLICTS_EACH = 3
+#: Checks of "can these go together" one analysis makes when the redundant rules cannot
+#: all go at once: each walks the first-hit pieces of the rules checked.
+MAX_REDUNDANCY_CHECKS = 64
 
 
 class Analysis(NamedTuple):
@@ -86,22 +89,24 @@ def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlap
     never = {p for p, c in enumerate(cubes) if p not in fires and not is_empty(c)}
     redundant: list[int] = []
     if with_needed:
-        # Judged with the rules that never fire taken out, as their finding asks, and then
-        # one at a time: a rule is called redundant only if it still is once the ones
-        # called redundant before it are gone. Findings about the same rules never
-        # contradict: removing every rule they name keeps every decision (two identical
-        # rules are not both told to go).
-        gone = set(never)
-        if gone:
-            needed = needed_rules(_without(cubes, gone), outputs, region, budget)[1]
-        now, stale = needed, False
-        for p in sorted((p for p in fires if p not in needed), key=order.__getitem__):
-            if stale:
-                now, stale = needed_rules(_without(cubes, gone), outputs, region, budget)[1], False
-            if p not in now:
-                redundant.append(order[p])
-                gone.add(p)
-                stale = True
+        # Judged with the rules that never fire taken out, as their finding asks. Findings
+        # about the same rules never contradict: every rule named can go at once, decisions
+        # kept (two identical rules are not both told to go). Usually all the candidates can
+        # (one check); otherwise they are taken one at a time, each kept only if it can go
+        # with those taken before it, for at most MAX_REDUNDANCY_CHECKS checks (a rule left
+        # unnamed is a warning missed, never a wrong one).
+        if never:
+            needed = needed_rules(_without(cubes, never), outputs, region, budget)[1]
+        candidates = sorted((p for p in fires if p not in needed), key=order.__getitem__)
+        chosen: list[int] = []
+        if len(candidates) > 1 and not _removable_together(first, cubes, outputs, region, budget, never,
+                                                           set(candidates)):
+            for p in candidates[:MAX_REDUNDANCY_CHECKS]:
+                if _removable_together(first, cubes, outputs, region, budget, never, {*chosen, p}):
+                    chosen.append(p)
+        else:
+            chosen = candidates
+        redundant = [order[p] for p in chosen]
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps([r.cube for r in table.rules], region, budget) if with_overlaps else None
     return Coverage(gaps, pairs, frozenset(order[p] for p in fires), frozenset(order[p] for p in needed), first,
@@ -115,6 +120,21 @@ def closing_rule(table: Table, region: Cube, number: int) -> dict[str, Any]:
     fewest there can be. A cell that lists a named set's members names the set."""
     when = {inp.name: mask_cell(inp, mask) for inp, mask in zip(table.inputs, region) if mask != inp.full}
     return {"id": f"close-gap-{number}", "when": when, "then": None}
+
+
+def _removable_together(first: Node, cubes: Sequence[Cube], outputs: Sequence[str], region: Cube, budget: Budget,
+                        never: set[int], gone: set[int]) -> bool:
+    """Whether the rules at the positions in `gone` (with those in `never`, which decide
+    nothing) can all be removed with every decision kept: where one of them is the first
+    hit, the first hit among the rest must decide the same output."""
+    rest = _without(cubes, never | gone)
+    after = split(rest, region, budget=budget)  # built once, walked inside each piece
+    for piece, p in first_hits(cubes, region, budget, root=first):
+        if p in gone:
+            for _, q in first_hits(rest, piece, budget, root=after):
+                if q is None or outputs[q] != outputs[p]:
+                    return False
+    return True
 
 
 def _without(cubes: Sequence[Cube], gone: set[int]) -> list[Cube]:
