@@ -4,6 +4,8 @@ of them; the test suite replays every witness through the diagram and a brute-fo
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -190,16 +192,17 @@ def mergeable_rules(table: Table, cov: Coverage) -> list[Diagnostic]:
     place = {i: p for p, i in enumerate(table.ranked)}
     taken = {r.index for r in rules if r.index not in cov.fires} | set(cov.redundant)
     candidates: dict[tuple, list[int]] = {}
+    full = table.full_region
     for r in rules:
         if r.index in taken:
             continue
-        parts = [hash((k, m)) for k, m in enumerate(r.cube)]
-        whole = 0
-        for h in parts:
-            whole ^= h
-        for j, (inp, m) in enumerate(zip(table.inputs, r.cube)):
-            if m != inp.full:
-                candidates.setdefault((j, r.then, whole ^ parts[j]), []).append(r.index)
+        restricting = [j for j, (m, f) in enumerate(zip(r.cube, full)) if m != f]
+        if not restricting:
+            continue
+        parts = list(map(hash, enumerate(r.cube)))
+        whole = functools.reduce(operator.xor, parts)
+        for j in restricting:
+            candidates.setdefault((j, r.then, whole ^ parts[j]), []).append(r.index)
     found: list[Diagnostic] = []
     for (j, _, _), hashed in sorted(candidates.items(), key=lambda item: item[0][0]):
         if len(hashed) < 2:
