@@ -190,9 +190,6 @@ class Table:
         """One concrete input inside `region` (its lowest value on every input)."""
         return {inp.name: inp.values[lowest_bit(m)] for inp, m in zip(self.inputs, region)}
 
-    def describe(self, region: tuple[int, ...]) -> str:
-        return describe_region(self.inputs, region)
-
     def terms(self, region: tuple[int, ...]) -> dict[str, list[Value]]:
         return region_terms(self.inputs, region)
 
