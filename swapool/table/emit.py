@@ -23,13 +23,8 @@ def mask_cell(inp: Input, mask: int) -> Any:
 
 
 def region_data(table: Table, region: tuple[int, ...]) -> dict[str, Any]:
-    """A condition matching `region`: inputs over their whole domain are left out."""
-    out: dict[str, Any] = {}
-    for inp, mask in zip(table.inputs, region):
-        if mask != inp.full:
-            values = inp.values_of(mask)
-            out[inp.name] = values[0] if len(values) == 1 else list(values)
-    return out
+    """A condition matching `region` (`Table.terms`, with one value written as a literal)."""
+    return {name: values[0] if len(values) == 1 else values for name, values in table.terms(region).items()}
 
 
 def rule_data(table: Table, rule: Rule) -> dict[str, Any]:
