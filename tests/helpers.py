@@ -195,3 +195,14 @@ def drifted_places(tmp_path, place: str = "triton") -> str:
     path.write_text(text)
     shutil.copy(SHIPPED, tmp_path / SHIPPED.name)  # the table it imports the algorithms from
     return str(path)
+
+
+def decide_facts(diagram, facts):
+    """What `diagram` decides for spelled facts, or None for a gap."""
+    return diagram.walk(lambda ask: facts[ask.name])
+
+
+def decide_point(diagram, point):
+    """What `diagram` decides at a point given as value indices (witness replay)."""
+    inputs = diagram.table.inputs
+    return diagram.walk(lambda ask: inputs[ask.index].values[point[ask.index]])

@@ -42,7 +42,7 @@ def hooked() -> dict:
     out = {"resolvers": {}, "disagreements": [], "checked": 0}
     for name, (cls, check) in BACKENDS.items():
         fn = cls.__dict__["_resolve_swa_kv_pool"].__func__
-        out["resolvers"][name] = fn.__code__.co_filename
+        out["resolvers"][name] = fn.__qualname__
         for active, draft, alg, alloc in itertools.product((SWAKVPool, BaseSWAKVPool, object), (False, True),
                                                           list(SpeculativeAlgorithm), (SWAKVPool, BaseSWAKVPool, object)):
             mr = runner(active, draft, alg, alloc)

@@ -4,7 +4,7 @@ from swapool.table.diagram import Diagram
 from swapool.table.source import parse_document
 from swapool.table.build import build_table
 
-from .helpers import check, codes, line_of, mini, only
+from .helpers import check, codes, decide_facts, line_of, mini, only
 
 COMPLETE = """\
 - {id: rx, when: {a: x}, then: p}
@@ -146,16 +146,16 @@ def test_every_reported_witness_replays_through_the_compiled_decision():
     assert {"gap", "case-failed"} <= set(codes(c))
     for d in c.diagnostics:
         if d.code == "gap":
-            assert compiled.decide(d.witness) is None
+            assert decide_facts(compiled, d.witness) is None
         if d.code == "case-failed":
-            assert compiled.decide(d.witness).rule_id == "ry"
+            assert decide_facts(compiled, d.witness).rule_id == "ry"
 
 
 def test_analysis_runs_no_self_check_in_production(monkeypatch):
     """Witness replay is the test suite's job (test_oracle); a load does not pay for it."""
-    def refuse(self, point):
+    def refuse(self, read):
         raise AssertionError("the analysis replayed a witness")
-    monkeypatch.setattr(Diagram, "decide_indices", refuse)
+    monkeypatch.setattr(Diagram, "walk", refuse)
     c = check(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [x, y]}, then: q}\n"))
     assert {"gap", "overlap"} <= set(codes(c))
 
@@ -238,8 +238,8 @@ def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
                 "- {id: masked, when: {a: z}, then: q}\n", hit_policy="priority")  # outputs: [p, q]
     c = check(text)
     table, _ = build_table(parse_document(text, "t.yaml")[0])
-    assert Diagram(table).decide({"a": "y", "b": True}).rule_id == "high"  # q is listed after p
-    assert Diagram(table).decide({"a": "x", "b": True}).rule_id == "low"
+    assert decide_facts(Diagram(table), {"a": "y", "b": True}).rule_id == "high"  # q is listed after p
+    assert decide_facts(Diagram(table), {"a": "x", "b": True}).rule_id == "low"
     d = only(c, "unreachable-rule")
     assert (d.rules, d.facts["problem"], d.facts["hiders"]) == (("masked", "high"), "priority", ["high"])
     assert "of higher or equal priority" in d.message

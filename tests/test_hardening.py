@@ -105,11 +105,15 @@ def test_deleting_the_invariants_cannot_make_the_allocator_answer_unsafe(capsys)
         load_policy(path, import_enums=False)
 
 
-def test_the_resolver_generator_refuses_an_unsafe_diagram_even_without_the_contract():
+def test_the_resolver_refuses_an_unsafe_answer_even_without_the_contract():
+    """The walk hands out only a pool it saw pass the SWA check on its path."""
+    from .test_runtime import runner
+
     table = check(open(os.path.join(CORPUS, "unsafe-allocator-without-invariants.yaml")).read()).table
     assert table is not None  # the generic checks alone accept it
-    with pytest.raises(PolicyError, match="did not pass the SWA check"):
-        Policy(table, "unsafe.yaml")
+    policy = Policy(table, "unsafe.yaml")
+    with pytest.raises(PolicyError, match="answered 'allocator', a pool that did not pass the SWA check"):
+        policy.resolve(runner("other", True, "FROZEN_KV_MTP", "other"))
 
 
 def test_the_shipped_tables_meet_the_contract():

@@ -1,8 +1,7 @@
 """What a table must be to decide `swa_kv_pool`: checked in code, for every table.
 
 Invariants live in a table and an edit can delete them; these checks cannot be edited
-away. They run in `swapool validate` and in `load_policy`, and the resolver generator
-checks the safety property once more on the diagram it compiles.
+away. They run in `swapool validate` and in `load_policy`.
 """
 
 from __future__ import annotations

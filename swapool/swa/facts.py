@@ -37,63 +37,67 @@ def allocator_owns_pool(model_runner: Any) -> bool:
 
 
 #: Facts read from a pool rather than from the model runner: fact -> (the pool fact whose
-#: pool it reads, the function of that pool). The generated resolver and the start-up
-#: guard both call it, so the fact has one spelling.
+#: pool it reads, the function of that pool).
 POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers),
                 "active_request_window": ("active_pool", has_request_window),
                 "allocator_swa_layers": ("allocator_kvcache", has_swa_layers)}
-#: Facts computed from the whole model runner, by the same one function everywhere.
+#: Facts computed from the whole model runner.
 RUNNER_DERIVED = {"allocator_owns_active_pool": allocator_owns_pool}
-#: Where a pool fact's pool is on a model runner: attributes, then a call where a step ends
-#: in "()". The generated resolver inlines `pool_expression`; the start-up guard calls
-#: `runner_facts`: one description, two speeds.
-POOL_PATHS = {"active_pool": ("token_to_kv_pool",), "allocator_kvcache": ("token_to_kv_pool_allocator", "get_kvcache()")}
-
-
-def pool_expression(fact: str, runner: str = "mr") -> str:
-    """The Python expression that reads `fact`'s pool from `runner` (e.g. `mr.token_to_kv_pool`)."""
-    return runner + "".join("." + step for step in POOL_PATHS[fact])
 
 
 def read_pool(model_runner: Any, fact: str) -> Any:
-    """`fact`'s pool, read as `pool_expression` reads it."""
-    value = model_runner
-    for step in POOL_PATHS[fact]:
-        value = getattr(value, step.removesuffix("()"))
-        if step.endswith("()"):
-            value = value()
-    return value
+    """The pool a pool fact is about: the runner's own, or its allocator's kvcache."""
+    if fact == "active_pool":
+        return model_runner.token_to_kv_pool
+    return model_runner.token_to_kv_pool_allocator.get_kvcache()
+
+
+class RunnerFacts:
+    """The facts of one model runner as the SWA decision reads them, each pool read at most
+    once. A pool fact is `swa` when its pool passes the place's SWA pool check `types`;
+    the pools that passed are kept, since only those may be answered."""
+
+    __slots__ = ("runner", "types", "pools", "passed")
+
+    def __init__(self, model_runner: Any, types: tuple[type, ...]):
+        self.runner = model_runner
+        self.types = types
+        self.pools: dict[str, Any] = {}
+        self.passed: dict[str, Any] = {}
+
+    def pool(self, fact: str) -> Any:
+        if fact not in self.pools:
+            pool = self.pools[fact] = read_pool(self.runner, fact)
+            if isinstance(pool, self.types):
+                self.passed[fact] = pool
+        return self.pools[fact]
+
+    def read(self, name: str) -> Any:
+        if name in POOL_FACTS:
+            self.pool(name)
+            return "swa" if name in self.passed else "other"
+        if name in POOL_DERIVED:
+            source, derive = POOL_DERIVED[name]
+            return derive(self.pool(source))
+        if name in RUNNER_DERIVED:
+            return RUNNER_DERIVED[name](self.runner)
+        return getattr(self.runner, name)
 
 
 def runner_facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
-    """The facts `names` of a model runner as the generated resolver reads them, with the
-    place's SWA pool check `types`; each pool is read once. A fact the runner does not
-    carry (a translator is given no algorithm) is left out: the table asks for it only
-    if a rule reads it."""
-    pools: dict[str, Any] = {}
-
-    def pool(fact: str) -> Any:
-        if fact not in pools:
-            pools[fact] = read_pool(model_runner, fact)
-        return pools[fact]
-
-    def read(name: str) -> Any:
-        if name in POOL_FACTS:
-            return "swa" if isinstance(pool(name), types) else "other"
-        if name in POOL_DERIVED:
-            source, derive = POOL_DERIVED[name]
-            return derive(pool(source))
-        if name in RUNNER_DERIVED:
-            return RUNNER_DERIVED[name](model_runner)
-        return getattr(model_runner, name)
-
-    facts = {}
+    """The facts `names` of a model runner, read as the resolver reads them. A fact the
+    runner does not carry (a translator is given no algorithm) is left out: the table asks
+    for it only if a rule reads it."""
+    facts = RunnerFacts(model_runner, types)
+    out = {}
     for name in names:
         try:
-            facts[name] = read(name)
+            out[name] = facts.read(name)
         except AttributeError:
             continue
-    return facts
+    return out
+
+
 BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
               "allocator_swa_layers")
 #: What the pool facts are: whether the pool passes the backend's SWA pool check.

@@ -1,13 +1,12 @@
-"""Load the SWA table once at server start; answer per call through the generated resolver."""
+"""Load the SWA table once at server start; answer per call by walking its diagram."""
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..table.check import Checked, check_bytes, check_path
 from ..table.decider import Decider, PolicyError
@@ -20,7 +19,7 @@ from ..table.source import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
 from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, unsupported
-from .resolver import Resolver, UnsafeDiagram, build_resolver, generate_source
+from .resolver import resolve
 
 log = logging.getLogger("swapool")
 
@@ -32,37 +31,26 @@ def default_policy_path() -> Path:
 
 
 class Policy(Decider):
-    """A validated SWA table: a `Decider` plus the generated resolver backends bind.
+    """A validated SWA table: a `Decider` that also resolves a model runner's pool.
     Build with `load_policy`."""
 
     def __init__(self, table: Table, path: str, diagnostics: tuple[Diagnostic, ...] = (),
                  diagram: Diagram | None = None):
         super().__init__(table, path, diagnostics, diagram)
         self._why_not = unsupported(table)
-        self._generated: tuple[str, dict[str, Any]] | None = None
-        if self._why_not is None:
-            try:  # the safety check runs here, at load; compiling waits for a first use
-                self._generated = generate_source(self.diagram)
-            except UnsafeDiagram as exc:
-                raise PolicyError(f"{self.path}: {exc}") from None
 
-    @functools.cached_property
-    def resolve(self) -> Resolver:
-        """The generated resolver with the default SWA pool check (`SWAKVPoolLike`),
-        compiled on first use: backends that bind `resolver(their types)`, as the sglang
-        plugin does, and restricted views no one resolves with never pay for it."""
-        return self.resolver(DEFAULT_SWA_POOL_TYPES)
+    def resolve(self, model_runner: Any, swa_pool_types: tuple[type, ...] = DEFAULT_SWA_POOL_TYPES) -> Any:
+        """The pool whose full -> swa mapping the backend translates through, or None."""
+        if self._why_not is not None:
+            raise PolicyError(self._why_not)
+        return resolve(self, model_runner, swa_pool_types)
 
-    def resolver(self, swa_pool_types: tuple[type, ...]) -> Resolver:
-        """The generated resolver `resolve(model_runner, types=swa_pool_types)` with these
-        pool types as its default: a backend that binds it pays no wrapper call at all."""
-        why_not = self._why_not
-        if why_not is not None:
-            def refuse(model_runner: Any, swa_pool_types: Any = None) -> Any:
-                raise PolicyError(why_not)
-            return refuse
-        assert self._generated is not None  # made in __init__ whenever there is no why_not
-        return build_resolver(self.diagram, self._generated, swa_pool_types, self.unknown)
+    def resolver(self, swa_pool_types: tuple[type, ...]) -> Callable[[Any], Any]:
+        """`resolve` with a backend's own pool check built in, shaped as sglang's
+        `_resolve_swa_kv_pool(model_runner)`."""
+        def resolve_swa_kv_pool(model_runner: Any) -> Any:
+            return self.resolve(model_runner, swa_pool_types)
+        return resolve_swa_kv_pool
 
     def restrict(self, **fixed: Any) -> "Policy":
         restricted = super().restrict(**fixed)
@@ -189,10 +177,5 @@ def resolve_swa_kv_pool(model_runner: Any, *, policy: Policy | None = None,
     Facts are read from `model_runner` lazily, in the table's input order: the
     allocator's `get_kvcache()` is called only when the answer depends on it.
     `swa_pool_types` is the backend's SWA pool check (default: `SWAKVPoolLike`).
-    A backend that resolves often can bind `policy.resolve` once instead.
     """
-    if policy is None:
-        policy = default_policy()
-    if swa_pool_types is None:
-        return policy.resolve(model_runner)
-    return policy.resolve(model_runner, swa_pool_types)
+    return (policy or default_policy()).resolve(model_runner, swa_pool_types or DEFAULT_SWA_POOL_TYPES)

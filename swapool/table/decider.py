@@ -1,20 +1,42 @@
 """Stage 7, decider: a checked table answering questions, for any decision a table encodes.
 
-Built once from a checked table (no parsing or scanning per call): `decide` spells each
-fact (see `spelling`) and walks the diagram; `explain` also says which inputs the answer
-read; `restrict` fixes inputs and gives the decider of what is left.
+Built once from a checked table (no parsing or scanning per call): `answer` spells each
+fact it reads (`spelled`) and walks the diagram; `decide` and `explain` answer from given
+facts, an application from facts it reads itself; `restrict` fixes
+inputs and gives the decider of what is left.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from .codes import adding_hint
 from .diagnostics import Diagnostic, describe_fact, format_value, suggest, visible
-from .diagram import Ask, Decision, Diagram, MissingFact, UnknownValue
-from .model import Rule, Table
-from .spelling import NOFACT, speller
+from .diagram import Ask, Decision, Diagram
+from .model import Input, Rule, Table
+
+_ENUM_TYPE = type(enum.Enum)
+NOFACT: Any = object()  # no value of the input
+
+
+def spelled(inp: Input, value: Any) -> Any:
+    """The one spelling of a fact: `value` as input `inp` writes it, or `NOFACT`.
+
+    A bool input takes exactly `True` or `False` (not 1, 1.0 or "yes"); a values input a
+    `str`, an enum member (by its name) or an object whose `name` is a `str` (an engine's
+    plugin algorithms). `type(value)`, not `value.__class__`: an object can fake the latter.
+    """
+    if inp.is_bool:
+        return value if value is True or value is False else NOFACT
+    if type(type(value)) is _ENUM_TYPE:
+        name = value._name_
+    elif type(value) is str:
+        name = value
+    else:
+        name = getattr(value, "name", None)
+    return name if type(name) is str and name in inp.position else NOFACT
 
 
 class PolicyError(Exception):
@@ -47,7 +69,7 @@ class Decider:
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
         self.diagram = diagram or Diagram(table)
         self._rules = {r.id: r for r in table.rules}
-        self._spell: dict[str, Callable[[Any], Any]] = {}  # compiled on first use: a resolver never asks
+        self._inputs = {i.name: i for i in table.inputs}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
@@ -57,13 +79,24 @@ class Decider:
 
     def spell(self, name: str, value: Any) -> Any:
         """`value` as the table spells input `name`'s values, or an error naming both."""
-        spell = self._spell.get(name)
-        if spell is None:
-            spell = self._spell[name] = speller(self.table.inputs[self.table.input_names.index(name)])
-        spelled = spell(value)
-        if spelled is NOFACT:
+        out = spelled(self._inputs[name], value)
+        if out is NOFACT:
             raise self.unknown(name, value)
-        return spelled
+        return out
+
+    def answer(self, read: Callable[[str], Any]) -> Decision | None:
+        """Walk the diagram, calling `read(name)` for each fact the answer needs, in table
+        order; each fact is spelled as it is read, and one outside its domain is a
+        `PolicyError`. None is a gap (only in a table with errors)."""
+        inputs = self.table.inputs
+
+        def ask(node: Ask) -> Any:
+            value = read(node.name)
+            out = spelled(inputs[node.index], value)
+            if out is NOFACT:
+                raise self.unknown(node.name, value)
+            return out
+        return self.diagram.walk(ask)
 
     def decide(self, **facts: Any) -> Decision:
         """The decision for these facts (enum members count by name). Only the facts the
@@ -73,26 +106,19 @@ class Decider:
 
     def explain(self, **facts: Any) -> Explanation:
         """`decide`, plus the deciding rule and which of the inputs the answer read."""
-        unknown = facts.keys() - set(self.table.input_names)
+        unknown = facts.keys() - self._inputs.keys()
         if unknown:
             raise PolicyError(f"{self.path}: unknown fact(s) {', '.join(sorted(unknown))}; "
                               f"the table's inputs are {', '.join(self.table.input_names)}")
         read: list[str] = []
 
-        def ask(node: Ask) -> Any:  # facts are spelled when read, as the generated resolver does
-            read.append(node.name)
-            try:
-                value = facts[node.name]
-            except KeyError:
-                raise MissingFact(node.name) from None
-            return self.spell(node.name, value)
-        try:
-            decision = self.diagram.walk(ask)
-        except MissingFact as exc:
-            raise PolicyError(f"{self.path}: the decision needs the fact '{exc.name}' "
-                              f"(one of {self.domain(exc.name)})") from None
-        except UnknownValue as exc:
-            raise self.unknown(exc.name, facts[exc.name]) from None
+        def given(name: str) -> Any:
+            if name not in facts:
+                raise PolicyError(f"{self.path}: the decision needs the fact '{name}' (one of {self.domain(name)})")
+            if name not in read:
+                read.append(name)
+            return facts[name]
+        decision = self.answer(given)
         if decision is None:
             raise PolicyError(f"{self.path}: no rule decides {describe_fact(facts)}; the table has a gap")
         return Explanation(decision, self._rules[decision.rule_id], tuple(read))
@@ -111,13 +137,13 @@ class Decider:
         return type(self)(table, table.file, self.diagnostics)
 
     def domain(self, name: str) -> str:
-        inp = self.table.inputs[self.table.input_names.index(name)]
+        inp = self._inputs[name]
         return ", ".join(format_value(v) for v in inp.values)
 
     def unknown(self, name: str, value: Any) -> PolicyError:
         """A fact outside the domain: a likely misspelling is named first; otherwise how a new
         value is added."""
-        inp = self.table.inputs[self.table.input_names.index(name)]
+        inp = self._inputs[name]
         try:  # a caller's object: its `name` may be anything, or raise
             spelled = value if type(value) is str else getattr(value, "name", None)
         except Exception:

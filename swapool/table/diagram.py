@@ -7,7 +7,7 @@ answer still depends on them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from .model import Table
 from .partition import Branch, Budget, Leaf, Node, bits, postorder, split
@@ -30,21 +30,6 @@ class Ask:
         self.index = index
         self.name = name
         self.children = children
-
-
-class UnknownValue(LookupError):
-    """A fact outside its input's domain (the caller adds which table)."""
-
-    def __init__(self, name: str, value: Any):
-        super().__init__(name, value)
-        self.name = name
-        self.value = value
-
-
-class MissingFact(LookupError):
-    def __init__(self, name: str):
-        super().__init__(name)
-        self.name = name
 
 
 class Diagram:
@@ -80,26 +65,8 @@ class Diagram:
 
     def walk(self, read: Callable[[Ask], Any]) -> Decision | None:
         """Decide, calling `read(ask)` for each input the answer needs, in table order.
-        `read` returns a spelled fact (see `spelling`), so it is hashable."""
+        `read` returns one of the input's values (the diagram has a child for each)."""
         node: Any = self.root
         while node.__class__ is Ask:
-            value = read(node)
-            try:
-                node = node.children[value]
-            except KeyError:
-                raise UnknownValue(node.name, value) from None
+            node = node.children[read(node)]
         return node
-
-    def decide(self, facts: Mapping[str, Any]) -> Decision | None:
-        """Decide from spelled facts; only the facts on the path are needed."""
-        def read(ask: Ask) -> Any:
-            try:
-                return facts[ask.name]
-            except KeyError:
-                raise MissingFact(ask.name) from None
-        return self.walk(read)
-
-    def decide_indices(self, point: tuple[int, ...]) -> Decision | None:
-        """Decide a point given as value indices (tests replay witnesses this way)."""
-        inputs = self.table.inputs
-        return self.walk(lambda ask: inputs[ask.index].values[point[ask.index]])

@@ -1,7 +1,7 @@
 """sglang integration: the table decides in each place of sglang that picks a SWA pool.
 
 Where the decision has a method (`_resolve_swa_kv_pool` of trtllm_mha, flashinfer, aiter)
-the generated resolver replaces it, with that backend's own pool check compiled in; where
+the table's resolver replaces it, with that backend's own pool check built in; where
 it is inline in a constructor (`sglang_places.GUARDED`) a start-up guard compares what the
 code decided with the table of places. Every place built logs one line saying what it
 decided and by which rule.
@@ -74,9 +74,9 @@ def make_resolver(backend: str, *, policy: Policy | None = None) -> Callable[[An
     policy = policy or load_policy()
     if "backend" in policy.table.input_names:
         policy = policy.restrict(backend=backend)
-    resolve = policy.resolver(types)  # generated code with this backend's check built in: no wrapper
+    resolve = policy.resolver(types)
     resolve.__qualname__ = f"swapool[{backend}]._resolve_swa_kv_pool"
-    resolve.swapool_policy = policy
+    resolve.swapool_policy = policy  # type: ignore[attr-defined]
     return resolve
 
 
