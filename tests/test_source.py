@@ -111,8 +111,8 @@ def test_digest_is_of_the_bytes():
     assert doc.digest == hashlib.sha256(b"a: 1\n").hexdigest()
 
 
-# The reader builds data and marks from the parser's events in one pass. Its reference is
-# PyYAML itself: the data yaml.load makes, and the marks of the nodes yaml.compose makes.
+# The data and positions come from PyYAML's composed nodes. The reference is PyYAML itself:
+# the data yaml.load makes, and the marks of the nodes a separate yaml.compose makes.
 
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -125,45 +125,49 @@ DOCUMENTS = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=4)
 
 
 def composed_marks(node, path=(), marks=None, key_marks=None):
-    """(path -> value mark, path -> key mark) from PyYAML's node graph, first mark per path."""
+    """(path -> value mark, path -> key mark) from PyYAML's node graph."""
     marks = {} if marks is None else marks
     key_marks = {} if key_marks is None else key_marks
-    marks.setdefault(path, node.start_mark)
+    marks[path] = node.start_mark
     if isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             composed_marks(item, path + (i,), marks, key_marks)
     elif isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            composed_marks(key, path + ("<key>",), marks, key_marks)
             key_marks[path + (key.value,)] = key.start_mark
             composed_marks(value, path + (key.value,), marks, key_marks)
     return marks, key_marks
 
 
-def where(marks):
-    return {path: (m.index, m.line, m.column) for path, m in marks.items()}
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENTS, st.sampled_from([None, True, False]), st.integers(2, 6), st.booleans())
-def test_reader_makes_the_data_and_marks_pyyaml_makes(data, flow, indent, canonical):
+def test_the_data_and_positions_are_the_ones_pyyaml_makes(data, flow, indent, canonical):
     text = yaml.safe_dump(data, default_flow_style=flow, indent=indent, canonical=canonical, allow_unicode=True)
     doc, found = parse_document(text, "t.yaml")
     assert not found, (text, found)
     assert doc.data == yaml.load(text, Loader=yaml.CSafeLoader)
     marks, key_marks = composed_marks(yaml.compose(text, Loader=yaml.CSafeLoader))
-    assert where(doc.marks) == where(marks)
-    assert where(doc.key_marks) == where(key_marks)
+    for path, mark in marks.items():
+        assert doc.span(path) == doc.lines.at(mark.index), (text, path)  # at: as an editor counts lines
+    for path, mark in key_marks.items():
+        assert doc.key_span(path) == doc.lines.at(mark.index), (text, path)
 
 
-def test_an_alias_repeats_the_value_and_its_inner_marks_its_own_mark_is_the_alias():
+def test_a_path_past_the_data_is_located_at_its_deepest_value():
+    doc, _ = parse_document("a:\n  b: [x, y]\n", "t.yaml")
+    assert doc.span(("a", "b", 7)) == doc.span(("a", "b")) and doc.span(("a", "zz", 0)) == doc.span(("a",))
+    assert doc.key_span(("a", "b", 1)) == doc.span(("a", "b", 1))  # a list item has no key
+
+
+def test_an_alias_repeats_the_value_located_where_the_anchored_value_is_written():
     text = "a: &x {b: &y [1, two]}\nc: *x\nd: *y\n"
     doc, found = parse_document(text, "t.yaml")
     assert not found
     assert doc.data == yaml.safe_load(text)
-    assert doc.span(("c",)).line == 2 and doc.span(("d",)).line == 3  # where the alias is written
-    assert doc.span(("c", "b", 1)) == doc.span(("a", "b", 1))  # inside: where the value is written
+    assert doc.span(("c",)) == doc.span(("a",)) and doc.span(("d",)) == doc.span(("a", "b"))
+    assert doc.span(("c", "b", 1)) == doc.span(("a", "b", 1))
     assert doc.key_span(("c", "b")) == doc.key_span(("a", "b"))
+    assert doc.key_span(("c",)).line == 2  # the key is the alias's own
 
 
 def test_anchor_and_alias_errors_name_the_place():

@@ -4,40 +4,42 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import itertools
 import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any
 
 import yaml
-from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor
-from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
-                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.events import CollectionStartEvent, CollectionEndEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .diagnostics import Diagnostic, Span, error
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
 MAX_BYTES = 1 << 20
-#: Nodes produced after alias expansion (a "billion laughs" guard): at least this many,
-#: and never more than the text has characters (without aliases every node needs one).
+#: Values built after alias expansion (a "billion laughs" guard): at least this many,
+#: and never more than the text has characters (without aliases every value needs one).
 MAX_NODES = 200_000
 MAX_DEPTH = 64
-
-#: libyaml's parser when PyYAML was built with it (about 10x faster); the same events and marks.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-#: What libyaml and PyYAML's pure-Python parser read differently, refused with either so
-#: that a table means the same whatever the PyYAML build: tabs, and a byte-order mark
-#: past the first character (the decoder drops that one). The reader refuses the rest.
-_TIGHT_COLON = frozenset(":" + c for c in ",[]{}")
-
-_YAML = "tag:yaml.org,2002:"
 #: The longest number a table may write: int and float construction costs more than linear time.
 MAX_NUMBER_CHARS = 64
+
+#: libyaml's composer when PyYAML was built with it (about 10x faster); the same nodes and marks.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: A ':' right before a flow indicator: libyaml and PyYAML's pure-Python parser split it
+#: differently, as they do tabs, a byte-order mark past the first character and a few more
+#: constructs (`_Builder.dialect`); swapool refuses them with either, so that a table means
+#: the same whatever the PyYAML build.
+_TIGHT_COLON = frozenset(":" + c for c in ",[]{}")
+#: The non-specific tag `!` (after an anchor, perhaps): a string, though the pure-Python
+#: parser resolves an empty one to null.
+_NON_SPECIFIC = re.compile(r"(?:&\S+\s+)?!(?!\S)")
+_ALIAS_OR_ANCHOR = re.compile(r"[&*]([^\s,\[\]{}]+)")
+
+_YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
 _STR = _YAML + "str"
 _SEQ = _YAML + "seq"
@@ -51,34 +53,42 @@ Path_ = tuple  # a path into the data: mapping keys and sequence indices
 
 @dataclass(frozen=True)
 class Document:
-    """Plain data (dicts, lists, scalars) plus where every value and key starts. The
-    parser's marks are kept as they are and become a `Span` only when a finding asks:
-    a valid table never pays for the positions it does not report."""
+    """Plain data (dicts, lists, scalars) plus PyYAML's node graph it was built from: a
+    position is read from the nodes only when a finding asks for one, so a valid table
+    never pays for the positions it does not report. A value repeated by an alias is
+    located where the anchored value is written."""
 
     file: str
     data: Any
-    marks: Mapping[Path_, Any]      # path -> the YAML start mark of the value there
-    key_marks: Mapping[Path_, Any]  # path -> the start mark of the key that leads there
+    root: Node
     digest: str
     lines: "_Lines"
 
     def span(self, path: Path_ = ()) -> Span:
         """The span of the value at `path`, or of its nearest ancestor that has one."""
-        path = tuple(path)
-        while path not in self.marks and path:
-            path = path[:-1]
-        mark = self.marks.get(path)
-        return self.lines.at(mark.index, mark.line, mark.column) if mark else Span(self.file, 1, 1)
+        node, _ = self._descend(path)
+        return self.lines.at_mark(node.start_mark)
 
     def key_span(self, path: Path_) -> Span:
         """The span of the mapping key that leads to `path` (falls back to the value)."""
-        mark = self.key_marks.get(tuple(path))
-        return self.lines.at(mark.index, mark.line, mark.column) if mark else self.span(path)
+        _, key = self._descend(path)
+        return self.lines.at_mark(key.start_mark) if key is not None else self.span(path)
 
-
-class _Reject(Exception):
-    def __init__(self, diagnostic: Diagnostic):
-        self.diagnostic = diagnostic
+    def _descend(self, path: Path_) -> tuple[Node, Node | None]:
+        """The node at `path` (or its deepest ancestor there) and the key node leading to it
+        (None when the path does not end at a mapping value)."""
+        node, key = self.root, None
+        for step in path:
+            if isinstance(node, SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+                node, key = node.value[step], None
+                continue
+            if isinstance(node, MappingNode):
+                pair = next(((k, v) for k, v in node.value if k.value == step and k.tag == _STR), None)
+                if pair is not None:
+                    key, node = pair
+                    continue
+            return node, None
+        return node, key
 
 
 def digest_of(raw: bytes) -> str:
@@ -142,33 +152,66 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
         tab = text[first] == "\t"
         return None, [error("yaml-syntax", where.at(first), problem="tab" if tab else "bom")]
-    loader = None
-    reader = _Reader(where, max(MAX_NODES, len(text)))
     try:
-        loader = _LOADER(text)  # PyYAML's own reader checks the characters here
-        found = reader.read(loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = where.at(mark.index, mark.line, mark.column) if mark else Span(file, 1, 1)
-        problem = exc.problem or exc.context or "malformed YAML"
-        if exc.context and exc.problem:
-            problem = f"{exc.problem} ({exc.context})"
-        at = text[mark.index:mark.index + 1] if mark else ""
-        return None, [error("yaml-syntax", span, problem="parser", parser=problem, at=at)]
-    except yaml.reader.ReaderError as exc:
-        span = where.at(exc.position)
-        char = ord(exc.character) if isinstance(exc.character, str) else exc.character
-        return None, [error("yaml-syntax", span, problem="control-character", char=char)]
-    except yaml.YAMLError as exc:
-        return None, [error("yaml-syntax", Span(file, 1, 1), problem="parser", parser=str(exc).splitlines()[0])]
+        root = _compose(text)
+        if root is None:
+            return None, [error("schema", Span(file, 1, 1), problem="no-document")]
+        data = _Builder(where, max(MAX_NODES, len(text))).value(root, 0, False)
     except _Reject as rej:
         return None, [rej.diagnostic]
+    except (RecursionError, yaml.MarkedYAMLError) as exc:
+        too_deep = isinstance(exc, RecursionError) or "maximum nesting depth" in str(exc.problem)
+        mark = _too_deep_at(text) if too_deep else None
+        if mark is not None:
+            return None, [error("yaml-syntax", where.at_mark(mark), problem="too-deep", limit=MAX_DEPTH)]
+        if isinstance(exc, RecursionError):
+            raise
+        return None, [_syntax_error(exc, where)]
+    except yaml.reader.ReaderError as exc:
+        char = ord(exc.character) if isinstance(exc.character, str) else exc.character
+        return None, [error("yaml-syntax", where.at(exc.position), problem="control-character", char=char)]
+    except yaml.YAMLError as exc:
+        return None, [error("yaml-syntax", Span(file, 1, 1), problem="parser", parser=str(exc).splitlines()[0])]
+    return Document(file, data, root, digest, where), []
+
+
+def _compose(text: str) -> Node | None:
+    loader = _LOADER(text)  # PyYAML's own reader checks the characters here
+    try:
+        return loader.get_single_node()
     finally:
-        if loader is not None:
-            loader.dispose()
-    if not found:
-        return None, [error("schema", Span(file, 1, 1), problem="no-document")]
-    return Document(file, reader.data, reader.marks, reader.key_marks, digest, where), []
+        loader.dispose()
+
+
+def _too_deep_at(text: str) -> Any:
+    """Where the nesting first passes MAX_DEPTH, read from the parser's events (no
+    recursion), or None when it never does."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return None
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    span = where.at_mark(mark) if mark else Span(where.file, 1, 1)
+    problem = exc.problem or exc.context or "malformed YAML"
+    if exc.context and exc.problem:
+        problem = f"{exc.problem} ({exc.context})"
+    at = where.text[mark.index:mark.index + 1] if mark else ""
+    if mark and problem.startswith(("found undefined alias", "found duplicate anchor")):
+        # libyaml's composer leaves the name out; one wording whatever the build
+        name = _ALIAS_OR_ANCHOR.match(where.text, mark.index)
+        problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
+    return error("yaml-syntax", span, problem="parser", parser=problem, at=at)
 
 
 def editor_lines(text: str) -> list[str]:
@@ -200,285 +243,113 @@ class _Lines:
         row = bisect.bisect_right(self.starts, index) - 1
         return Span(self.file, row + 1, index - self.starts[row] + 1)
 
-
-class _Open:
-    """A sequence or mapping whose end event has not come yet."""
-
-    __slots__ = ("value", "path", "mark", "key", "height", "anchor", "flow")
-
-    def __init__(self, value: Any, path: Path_, mark: Any, flow: bool = False):
-        self.value = value
-        self.flow = flow  # written in [...] or {...}
-        self.path = path
-        self.mark = mark
-        self.key: Any = _NO_KEY  # a mapping's key whose value comes next
-        self.height = 0  # levels of nesting below it so far
-        self.anchor: tuple[str, int, int, int] | None = None  # name, nodes, marks, key marks before it
+    def at_mark(self, mark: Any) -> Span:
+        return self.at(mark.index, mark.line, mark.column)
 
 
-class _Anchored(NamedTuple):
-    """A finished anchored value: what an alias of it repeats."""
-
-    value: Any
-    path: Path_
-    nodes: int  # nodes it expands to
-    height: int
-    marks: tuple  # (path, mark) of every value inside it
-    key_marks: tuple
+class _Reject(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
 
 
-_NO_KEY = object()
-_KEY = ("<key>",)  # the path step to a mapping's keys
-_RECURSIVE = object()
-
-
-def _added_since(entries: dict[Path_, Any], count: int) -> tuple[tuple[Path_, Any], ...]:
-    """The entries inserted after the first `count`, read from the end: the work is the
-    anchored value's own size, not the document's (8,000 anchors once cost 38 s)."""
-    added = list(itertools.islice(reversed(entries.items()), len(entries) - count))
-    added.reverse()
-    return tuple(added)
-
-
-class _Reader:
-    """Plain data and the marks of every value from the parser's events, in one pass
-    with no node objects: the same tags, aliases and errors as composing the document,
-    plus the limits (nodes after alias expansion, nesting depth, tags, keys)."""
+class _Builder:
+    """Plain data from PyYAML's node graph, with the limits composing does not have:
+    values after alias expansion, nesting depth, tags, keys, number length, and the
+    constructs the two parsers read differently."""
 
     def __init__(self, lines: _Lines, max_nodes: int):
         self.lines = lines
+        self.text = lines.text
         self.max_nodes = max_nodes
-        self.marks: dict[Path_, Any] = {}
-        self.key_marks: dict[Path_, Any] = {}
-        self.data: Any = None
-        self.anchored_at: dict[str, Any] = {}
+        self.built = 0
+        self.open: set[int] = set()  # ids of the collections being built: an alias of one is recursive
+        self.odd = "?" in self.text or any(pair in self.text for pair in _TIGHT_COLON)
 
-    def span(self, mark: Any) -> Span:
-        return self.lines.at(mark.index, mark.line, mark.column)
+    def span(self, node: Node) -> Span:
+        return self.lines.at_mark(node.start_mark)
 
-    def read(self, loader: Any) -> bool:
-        """Read the one document; False when the stream holds none."""
-        get_event, resolve = loader.get_event, loader.resolve
-        text = self.lines.text
-        odd = "?" in text or any(pair in text for pair in _TIGHT_COLON)
-        marks, key_marks = self.marks, self.key_marks
-        anchors: dict[str, Any] = {}
-        stack: list[_Open] = []
-        nodes = 0
-        document = None
-        max_nodes = self.max_nodes
-        top: _Open | None
-        plain_tags: dict[str, str] = {}  # a plain scalar's tag depends on its text alone
-        while True:
-            event = get_event()
-            kind = type(event)
-            if kind is ScalarEvent and stack and event.tag is None and event.anchor is None:
-                # most of a table: a string in a list or mapping, handled without a call
-                nodes += 1
-                mark = event.start_mark
-                if nodes > max_nodes:
-                    self.bomb(mark)
-                if len(stack) > MAX_DEPTH:
-                    self.too_deep(mark)
-                value = event.value
-                top = stack[-1]
-                if event.style or top.flow:
-                    self.dialect(event, top, odd)
-                if event.implicit[0]:
-                    tag = plain_tags.get(value)
-                    if tag is None:
-                        tag = plain_tags[value] = resolve(ScalarNode, value, event.implicit)
-                    if tag != _STR:
-                        value = self.scalar(tag, value, mark, event.end_mark)
-                if not top.height:
-                    top.height = 1
-                container = top.value
-                if container.__class__ is list:
-                    marks[top.path + (len(container),)] = mark
-                    container.append(value)
-                elif top.key is _NO_KEY:
-                    marks.setdefault(top.path + _KEY, mark)
-                    if value.__class__ is str and value not in container:
-                        key_marks[top.path + (value,)] = mark
-                        top.key = value
-                    else:
-                        self.key(top, value, mark)
-                else:
-                    marks[top.path + (top.key,)] = mark
-                    container[top.key] = value
-                    top.key = _NO_KEY
-                continue
-            if kind is ScalarEvent or kind is SequenceStartEvent or kind is MappingStartEvent:
-                nodes += 1
-                top = stack[-1] if stack else None
-                path = _child_path(top)
-                mark = event.start_mark
-                if nodes > max_nodes:
-                    self.bomb(mark)
-                if len(stack) > MAX_DEPTH:
-                    self.too_deep(mark)
-                if path not in marks:
-                    marks[path] = mark
-                anchor = event.anchor
-                if anchor is not None:
-                    self.claim(anchors, anchor, mark)
-                tag = event.tag
-                if kind is ScalarEvent:
-                    value = event.value
-                    if top is not None and (event.style or top.flow):
-                        self.dialect(event, top, odd)
-                    if tag == "!":  # the non-specific tag: a string, whatever the parser's implicit flags
-                        tag = _STR
-                    elif tag is None:
-                        tag = resolve(ScalarNode, value, event.implicit)
-                    if tag != _STR:
-                        value = self.scalar(tag, value, mark, event.end_mark)
-                    if anchor is not None:
-                        anchors[anchor] = _Anchored(value, path, 1, 0, (), ())
-                    self.place(top, value, mark, 0)
-                    continue
-                node_kind = SequenceNode if kind is SequenceStartEvent else MappingNode
-                if tag is None or tag == "!":
-                    tag = resolve(node_kind, None, event.implicit)
-                if tag != (_SEQ if node_kind is SequenceNode else _MAP):
-                    self.refuse_tag(tag, mark, "a list" if node_kind is SequenceNode else "a mapping")
-                opened = _Open([] if node_kind is SequenceNode else {}, path, mark,
-                               bool(event.flow_style) or (top is not None and top.flow))
-                if anchor is not None:
-                    opened.anchor = (anchor, nodes, len(marks), len(self.key_marks))
-                stack.append(opened)
-            elif kind is SequenceEndEvent or kind is MappingEndEvent:
-                done = stack.pop()
-                if done.anchor is not None:
-                    name, first_node, marks_from, keys_from = done.anchor
-                    anchors[name] = _Anchored(done.value, done.path, nodes - first_node + 1, done.height,
-                                              _added_since(marks, marks_from),
-                                              _added_since(self.key_marks, keys_from))
-                self.place(stack[-1] if stack else None, done.value, done.mark, done.height)
-            elif kind is AliasEvent:
-                top = stack[-1] if stack else None
-                mark = event.start_mark
-                target = anchors.get(event.anchor)
-                if target is None:
-                    raise ComposerError(None, None, f"found undefined alias '{event.anchor}'", mark)
-                if target is _RECURSIVE:
-                    raise _Reject(error("yaml-syntax", self.span(mark), problem="recursive-alias", anchor=event.anchor))
-                nodes += target.nodes
-                if nodes > max_nodes:
-                    self.bomb(mark)
-                if len(stack) + target.height > MAX_DEPTH:
-                    self.too_deep(mark)
-                self.repeat(target, _child_path(top), mark)
-                self.place(top, target.value, mark, target.height)
-            elif kind is DocumentStartEvent:
-                if document is not None:
-                    raise ComposerError("expected a single document in the stream", document,
-                                        "but found another document", event.start_mark)
-                document = event.start_mark
-            elif kind is StreamEndEvent:
-                return document is not None
-
-    def dialect(self, event: Any, top: _Open, odd: bool) -> None:
-        """Refuse a scalar that libyaml and PyYAML's pure-Python parser read differently.
-        `odd`: the text holds a '?' or a ':' right before a flow indicator, the rarer cases
-        that cost the scalar's end mark."""
-        value, style = event.value, event.style
-        if style:
-            if style in "|>":
-                self.block_header(event.start_mark)
-        elif ":" in value or (odd and ("?" in value or self.lines.text[
-                event.end_mark.index:event.end_mark.index + 2] in _TIGHT_COLON)):
-            self.flow_plain(value, event.start_mark, event.end_mark)
-
-    def flow_plain(self, value: str, mark: Any, end: Any) -> None:
-        """An unquoted value inside [...] or {...} holding '?' or ':', or a key with no
-        space after its ':': libyaml and PyYAML's pure-Python parser split these differently."""
-        if "?" not in value and ":" not in value:
-            raise _Reject(error("yaml-syntax", self.span(end), problem="tight-colon"))
-        raise _Reject(error("yaml-syntax", self.span(mark), problem="flow-indicator", char="?" if "?" in value else ":",
-                            value=value))
-
-    def block_header(self, mark: Any) -> None:
-        """A '|' or '>' header with a comment and no space before it: PyYAML's pure-Python
-        parser refuses it, libyaml reads it."""
-        text, i = self.lines.text, mark.index + 1
-        while i < len(text) and text[i] in "+-0123456789":
-            i += 1
-        if text[i:i + 1] == "#":
-            raise _Reject(error("yaml-syntax", self.span(mark), problem="block-comment"))
-
-    def claim(self, anchors: dict[str, Any], anchor: str, mark: Any) -> None:
-        if anchor in anchors:
-            raise ComposerError(f"found duplicate anchor '{anchor}'; first occurrence",
-                                self.anchored_at[anchor], "second occurrence", mark)
-        anchors[anchor] = _RECURSIVE
-        self.anchored_at[anchor] = mark
-
-    def repeat(self, target: _Anchored, path: Path_, mark: Any) -> None:
-        """Give the alias's copy the anchored value's inner marks, the alias's own mark at its root."""
-        marks, key_marks, cut = self.marks, self.key_marks, len(target.path)
-        if path not in marks:
-            marks[path] = mark
-        for inner, inner_mark in target.marks:
-            marks.setdefault(path + inner[cut:], inner_mark)
-        for inner, inner_mark in target.key_marks:
-            key_marks[path + inner[cut:]] = inner_mark
-
-    def place(self, top: _Open | None, value: Any, mark: Any, height: int) -> None:
-        """Put a finished value where it belongs: the document, a list, a mapping's key or value."""
-        if top is None:
-            self.data = value
-            return
-        if top.height <= height:
-            top.height = height + 1
-        container = top.value
-        if type(container) is list:
-            container.append(value)
-        elif top.key is _NO_KEY:
-            self.key(top, value, mark)
+    def value(self, node: Node, depth: int, flow: bool) -> Any:
+        self.built += 1
+        if self.built > self.max_nodes:
+            raise _Reject(error("yaml-alias-bomb", self.span(node), limit=self.max_nodes))
+        if depth > MAX_DEPTH:
+            raise _Reject(error("yaml-syntax", self.span(node), problem="too-deep", limit=MAX_DEPTH))
+        if isinstance(node, ScalarNode):
+            return self.scalar(node, flow)
+        if id(node) in self.open:
+            anchor = _ALIAS_OR_ANCHOR.search(self.text, node.start_mark.index)
+            raise _Reject(error("yaml-syntax", self.span(node), problem="recursive-alias",
+                                anchor=anchor.group(1) if anchor else "?"))
+        flow = flow or bool(node.flow_style)
+        self.open.add(id(node))
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                self.refuse_tag(node, "a list")
+            built: Any = [self.value(item, depth + 1, flow) for item in node.value]
         else:
-            container[top.key] = value
-            top.key = _NO_KEY
+            if node.tag != _MAP:
+                self.refuse_tag(node, "a mapping")
+            built = {}
+            keys: dict[str, Node] = {}
+            for key_node, value_node in node.value:
+                key = self.value(key_node, depth + 1, flow)
+                if not isinstance(key, str):
+                    raise _Reject(error("yaml-key-type", self.span(key_node), key=key))
+                if key in keys:
+                    raise _Reject(error("yaml-duplicate-key", self.span(key_node), key=key,
+                                        first_line=self.span(keys[key]).line))
+                keys[key] = key_node
+                built[key] = self.value(value_node, depth + 1, flow)
+        self.open.discard(id(node))
+        return built
 
-    def key(self, top: _Open, key: Any, mark: Any) -> None:
-        if not isinstance(key, str):
-            raise _Reject(error("yaml-key-type", self.span(mark), key=key))
-        path = top.path + (key,)
-        if key in top.value:
-            line = self.span(self.key_marks[path]).line
-            raise _Reject(error("yaml-duplicate-key", self.span(mark), key=key, first_line=line))
-        self.key_marks[path] = mark
-        top.key = key
-
-    def scalar(self, tag: str, value: str, mark: Any, end_mark: Any) -> Any:
+    def scalar(self, node: ScalarNode, flow: bool) -> Any:
+        if node.style or flow:
+            self.dialect(node, flow)
+        tag = node.tag
+        if tag == _STR:
+            return node.value
+        if self.text[node.start_mark.index:node.start_mark.index + 1] in ("!", "&") and \
+                _NON_SPECIFIC.match(self.text, node.start_mark.index):
+            return node.value
         if tag not in _SCALAR_TAGS:
-            self.refuse_tag(tag, mark, "a scalar")
+            self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
-        if kind in ("int", "float") and len(value) > MAX_NUMBER_CHARS:  # bounded before it is built
-            raise _Reject(error("yaml-tag", self.span(mark), problem="long-number", length=len(value),
+        if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
+            raise _Reject(error("yaml-tag", self.span(node), problem="long-number", length=len(node.value),
                                 limit=MAX_NUMBER_CHARS))
         try:
-            return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, value, mark, end_mark))
+            return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, node)
         except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            raise _Reject(error("yaml-tag", self.span(mark), problem="bad-value", value=value, kind=kind)) from None
+            raise _Reject(error("yaml-tag", self.span(node), problem="bad-value", value=node.value,
+                                kind=kind)) from None
 
-    def refuse_tag(self, tag: str, mark: Any, on: str) -> None:
+    def dialect(self, node: ScalarNode, flow: bool) -> None:
+        """Refuse a scalar that libyaml and PyYAML's pure-Python parser read differently: a
+        '|' or '>' header with a comment and no space before it (the pure parser refuses
+        it), and inside [...] or {...} an unquoted value holding '?' or ':', or a key with
+        no space after its ':' (the two split these differently)."""
+        value, style, mark, end = node.value, node.style, node.start_mark, node.end_mark
+        if style:
+            if style in "|>":
+                i = mark.index + 1
+                while i < len(self.text) and self.text[i] in "+-0123456789":
+                    i += 1
+                if self.text[i:i + 1] == "#":
+                    raise _Reject(error("yaml-syntax", self.span(node), problem="block-comment"))
+            return
+        if not flow:
+            return
+        if "?" in value or ":" in value:
+            if ":" in value or self.odd:
+                raise _Reject(error("yaml-syntax", self.span(node), problem="flow-indicator",
+                                    char="?" if "?" in value else ":", value=value))
+        elif self.odd and self.text[end.index:end.index + 2] in _TIGHT_COLON:
+            raise _Reject(error("yaml-syntax", self.lines.at_mark(end), problem="tight-colon"))
+
+    def refuse_tag(self, node: Node, on: str) -> None:
+        tag = node.tag
         kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if tag in _PLAIN_TAGS:
-            raise _Reject(error("yaml-tag", self.span(mark), problem="misfit", kind=kind, on=on))
-        raise _Reject(error("yaml-tag", self.span(mark), problem="type", kind=kind))
-
-    def too_deep(self, mark: Any) -> None:
-        raise _Reject(error("yaml-syntax", self.span(mark), problem="too-deep", limit=MAX_DEPTH))
-
-    def bomb(self, mark: Any) -> None:
-        raise _Reject(error("yaml-alias-bomb", self.span(mark), limit=self.max_nodes))
-
-
-def _child_path(top: _Open | None) -> Path_:
-    """The path of the next value inside `top` (the document's root when None)."""
-    if top is None:
-        return ()
-    if type(top.value) is list:
-        return top.path + (len(top.value),)
-    return top.path + (_KEY if top.key is _NO_KEY else (top.key,))
+            raise _Reject(error("yaml-tag", self.span(node), problem="misfit", kind=kind, on=on))
+        raise _Reject(error("yaml-tag", self.span(node), problem="type", kind=kind))
