@@ -253,6 +253,31 @@ def test_rules_that_differ_in_one_cell_and_decide_alike_are_offered_as_one():
     assert d.facts["merged"] == {"id": "xt", "when": {"a": ["x", "y"], "b": True}, "then": "p"}
 
 
+def test_rules_each_taken_by_an_earlier_merge_are_left_alone():
+    """r1+r2 merge over p and r3+r4 over q; r2+r3 could merge over r, but both are taken.
+    (Found by benchmarks/load_scaling.py: an IndexError on a valid 1,000-rule table.)"""
+    text = """\
+format: 1
+decision: d
+hit_policy: unique
+inputs:
+  p: {values: [a, b]}
+  q: {values: [s, t]}
+  r: {values: [m, n]}
+output: {values: [o, z]}
+rules:
+  - {id: r1, when: {p: a, q: s, r: m}, then: o}
+  - {id: r2, when: {p: b, q: s, r: m}, then: o}
+  - {id: r3, when: {p: b, q: s, r: n}, then: o}
+  - {id: r4, when: {p: b, q: t, r: n}, then: o}
+  - {id: rest, when: {p: a, q: t}, then: z}
+  - {id: rest2, when: {p: a, q: s, r: n}, then: z}
+  - {id: rest3, when: {p: b, q: t, r: m}, then: z}
+"""
+    merges = [d.rules for d in check(text).diagnostics if d.code == "mergeable-rules"]
+    assert merges == [("r1", "r2"), ("r3", "r4")]
+
+
 def test_under_first_a_rule_between_that_decides_otherwise_keeps_a_merge_out():
     """Moving yt up into xt would take a=y, b=true from mid, which decides q."""
     text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: mid, when: {a: y}, then: q}\n"

@@ -213,7 +213,8 @@ def mergeable_rules(table: Table, cov: Coverage) -> list[Diagnostic]:
             groups.setdefault(rules[i].cube[:j] + rules[i].cube[j + 1:], []).append(i)
         for members in groups.values():
             members = [m for m in members if m not in taken]
-            members = _movable(table, sorted(members, key=place.__getitem__), place)
+            if len(members) > 1:
+                members = _movable(table, sorted(members, key=place.__getitem__), place)
             if len(members) < 2:
                 continue
             taken.update(members)
