@@ -100,7 +100,7 @@ def test_deleting_any_shipped_rule_prints_the_missing_combination(capsys, write,
 
 
 def test_explain_prints_decision_rule_and_why(capsys):
-    code, out, _ = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "active_pool=other",
+    code, out, _ = run(capsys, "explain", str(SHIPPED), "--set", "active_pool=other",
                        "--set", "is_draft_worker=true", "--set", "spec_algorithm=EAGLE",
                        "--set", "allocator_kvcache=swa")
     assert code == 0
@@ -108,13 +108,13 @@ def test_explain_prints_decision_rule_and_why(capsys):
 
 
 def test_explain_json_and_errors(capsys):
-    code, out, _ = run(capsys, "explain", "--policy", str(SHIPPED), "--format", "json",
+    code, out, _ = run(capsys, "explain", str(SHIPPED), "--format", "json",
                        "--set", "active_pool=swa")
     assert code == 0 and json.loads(out)["output"] == "active"
-    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", f"spec_algorithm={NO_SUCH_VALUE}",
+    code, _, err = run(capsys, "explain", str(SHIPPED), "--set", f"spec_algorithm={NO_SUCH_VALUE}",
                        "--set", "active_pool=other", "--set", "is_draft_worker=true")
     assert code == 2 and NO_SUCH_VALUE in err
-    code, _, err = run(capsys, "explain", "--policy", str(SHIPPED), "--set", "is_draft_worker=maybe")
+    code, _, err = run(capsys, "explain", str(SHIPPED), "--set", "is_draft_worker=maybe")
     assert code == 2 and "bool" in err
 
 
@@ -241,8 +241,6 @@ def test_every_command_reads_tables_the_same_way(capsys):
             assert flag in text, (command, flag)
     assert main(["explain", str(SHIPPED), "--set", "active_pool=swa"]) == 0
     assert "decision: active" in capsys.readouterr().out
-    assert main(["explain", str(SHIPPED), "--policy", str(SHIPPED), "--set", "active_pool=swa"]) == 2
-    assert "give the table once" in capsys.readouterr().err
 
 
 def test_io_errors_carry_their_file_in_json_and_a_location_in_sarif(tmp_path, capsys):

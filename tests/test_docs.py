@@ -10,14 +10,26 @@ from swapool.table.codes import CATALOGUE as CODES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_every_code_has_a_readme_row_equal_to_the_catalogue():
-    """The README's table of codes is the catalogue (swapool/table/codes.py), row by row."""
-    section = (ROOT / "README.md").read_text().split("\n## Finding codes\n", 1)[1].split("\n## ", 1)[0]
-    readme = section.splitlines()
-    for code in CATALOGUE.values():
-        assert f"| `{code.name}` | {code.severity} | {code.example} | {code.fix} |" in readme, code.name
-    rows = [line for line in readme if re.match(r"^\| `[a-z0-9-]+` \| ", line) and line.count("|") == 5]
-    assert len(rows) == len(CATALOGUE)
+def test_the_generated_docs_are_current():
+    """docs/codes.md is the registry and docs/internals.md's benchmark table the result files."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_codes_md_has_a_row_per_registered_code():
+    rows = [line for line in (ROOT / "docs" / "codes.md").read_text().splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == list(CATALOGUE)
+
+
+def test_the_readme_is_short_and_links_every_doc():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.encode()) <= 12 * 1024
+    for doc in (ROOT / "docs").glob("*.md"):
+        assert f"(docs/{doc.name})" in readme, doc.name
 
 
 def test_every_emitted_code_is_registered():
@@ -52,10 +64,19 @@ def test_a_finding_with_an_unregistered_code_cannot_be_made_and_a_code_is_regist
     assert {"decision-kind", "unsafe-pool"} <= set(CODES)  # the SWA decision's own, registered by swapool.swa
 
 
-def readme_sessions() -> list[list[str]]:
-    """Every code block of the README that shows `$ swapool ...` commands, as its lines."""
-    blocks = re.findall(r"```[a-z]*\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    return [b.splitlines() for b in blocks if any(line.startswith("$ swapool ") for line in b.splitlines())]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def code_blocks(path: Path, lang: str = "[a-z]*") -> list[list[str]]:
+    """The fenced code blocks of a page, each as its lines, dedented as a list item indents them."""
+    text = path.read_text(encoding="utf-8")
+    return [[line[len(indent):] for line in body.splitlines()]
+            for indent, body in re.findall(rf"^( *)```{lang}\n(.*?)^\1```", text, re.S | re.M)]
+
+
+def sessions() -> list[list[str]]:
+    """Every code block of the README and docs/ that shows `$ swapool ...` commands."""
+    return [b for page in PAGES for b in code_blocks(page) if any(line.startswith("$ swapool ") for line in b)]
 
 
 def matches(shown: list[str], printed: list[str]) -> bool:
@@ -72,8 +93,8 @@ def matches(shown: list[str], printed: list[str]) -> bool:
     return same and matches(rest, printed[1:])
 
 
-def test_readme_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys):
-    """Every `$ swapool ...` in the README, run in a checkout where the README's own
+def test_the_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys):
+    """Every `$ swapool ...` in the README and docs/, run in a checkout where the README's own
     one-edit diff is applied (old.yaml: the table before it), prints what the README shows,
     sglang absent as the README says."""
     import shutil
@@ -86,7 +107,7 @@ def test_readme_sessions_are_what_the_commands_print(tmp_path, monkeypatch, caps
     shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
     table = tmp_path / "policies" / "swa.yaml"
     shutil.copy(table, tmp_path / "old.yaml")
-    diff = re.search(r"```diff\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1).splitlines()
+    diff = code_blocks(ROOT / "README.md", "diff")[0]
     text = table.read_text()
     for old, new in zip([d[1:] for d in diff if d.startswith("-")], [d[1:] for d in diff if d.startswith("+")]):
         assert old in text
@@ -94,9 +115,9 @@ def test_readme_sessions_are_what_the_commands_print(tmp_path, monkeypatch, caps
     table.write_text(text)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(enums, "_installed", lambda top: False)
-    sessions = readme_sessions()
-    assert len(sessions) >= 3
-    for lines in sessions:
+    shown = sessions()
+    assert len(shown) >= 5
+    for lines in shown:
         starts = [i for i, line in enumerate(lines) if line.startswith("$ swapool ")] + [len(lines)]
         for start, end in zip(starts, starts[1:]):
             command = shlex.split(lines[start][2:], comments=True)

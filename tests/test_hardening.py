@@ -152,7 +152,7 @@ def test_control_characters_from_a_table_are_shown_escaped_in_every_text_output(
 def test_explain_escapes_the_why_it_prints(write, capsys):
     table = FORGING.replace(', "y\\nt.yaml:1:1: error[gap]: forged"', ", y") + "  - {id: ry, when: {a: y}, then: q}\n"
     path = str(write(table))
-    assert main(["explain", "--policy", path, "--set", "a=x\x1b]0;pwned\x07"]) == 0
+    assert main(["explain", path, "--set", "a=x\x1b]0;pwned\x07"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "why:      clears \\x1b[2J the screen" in out
 
@@ -194,7 +194,7 @@ def test_a_file_that_reports_no_size_is_not_read():
 
 
 def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
-    assert main(["explain", "--policy", "", "--set", "active_pool=swa"]) == 2
+    assert main(["explain", "", "--set", "active_pool=swa"]) == 2
     assert "empty path" in capsys.readouterr().err
     assert main(["show", ""]) == 2
     assert main(["validate", ""]) == 2

@@ -80,12 +80,3 @@ def test_a_table_that_does_not_validate_is_refused_as_a_server_would(capsys, tmp
     assert main(["plan", "--attention-backend", "triton", "--policy", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:1:1: error" in err and "a server would refuse to start with it" in err
-
-
-def test_the_readme_example_is_what_the_command_prints(capsys):
-    readme = (SHIPPED.parent.parent / "README.md").read_text()
-    block = readme.split("$ swapool plan --attention-backend trtllm_mha --speculative-algorithm EAGLE\n", 1)[1]
-    shown = [line for line in block.split("```", 1)[0].splitlines() if line.strip() != "..."]
-    assert main(["plan", "--attention-backend", "trtllm_mha", "--speculative-algorithm", "EAGLE"]) == 0
-    printed = capsys.readouterr().out.splitlines()
-    assert len(shown) > 5 and all(line in printed for line in shown), set(shown) - set(printed)

@@ -201,25 +201,3 @@ def test_a_typo_of_a_required_key_is_one_finding_with_a_suggestion_naming_the_ru
 def test_a_misspelt_keyword_value_gets_a_suggestion():
     d = only(check(mini("- {id: r, when: {a: '-'}, then: p}", hit_policy="uniqe")), "schema")
     assert (d.keyword, d.got, d.facts["suggestion"]) == ("enum", "uniqe", "unique")
-
-
-def test_the_schemas_former_name_refers_to_it_and_gives_the_same_verdicts():
-    """Editors' `$schema=../schemas/swa-policy.schema.json` comments from before the rename
-    keep working: the old file refers to the new one, relative to where it lies."""
-    import json
-
-    from referencing import Registry, Resource
-
-    folder = ROOT / "schemas"
-    alias = json.loads((folder / "swa-policy.schema.json").read_text())
-    assert alias["$ref"] == "decision-table.schema.json" and (folder / alias["$ref"]).is_file()
-    base = "file:///schemas/"  # as an editor resolves it: beside the alias
-    registry = Registry().with_resources([(base + name, Resource.from_contents(json.loads((folder / name).read_text())))
-                                          for name in ("swa-policy.schema.json", "decision-table.schema.json")])
-    through_alias = jsonschema.Draft202012Validator({"$ref": base + "swa-policy.schema.json"}, registry=registry)
-    direct = jsonschema.Draft202012Validator(table_schema())
-    import yaml
-    good = yaml.safe_load(SHIPPED.read_text())
-    bad = {**good, "hit_policy": "uniqe"}
-    assert through_alias.is_valid(good) and direct.is_valid(good)
-    assert not through_alias.is_valid(bad) and not direct.is_valid(bad)

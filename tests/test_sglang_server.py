@@ -111,7 +111,7 @@ def launch(model: Path, log_path: Path, *flags: str, **env: str) -> Start:
 
 
 RULE_AT = r"by rule '[a-z0-9-]+' at \S+\.yaml:\d+:\d+"
-README = HERE.parent / "README.md"
+GUIDE = HERE.parent / "docs" / "sglang.md"  # the operator guide, which quotes real server logs
 
 
 def _shortened(line: str) -> str:
@@ -119,9 +119,9 @@ def _shortened(line: str) -> str:
 
 
 def readme_lines(kind: str) -> list[str]:
-    """The server-log lines the README quotes (timestamp dropped, paths shortened as there):
+    """The server-log lines docs/sglang.md quotes (timestamp dropped, paths shortened as there):
     `start` the plain start's, `draft` the draft runner's, `refusal` a broken table's."""
-    quoted = re.findall(r"^\[[^\]]*\] (swapool.*)$", README.read_text(), re.M)
+    quoted = re.findall(r"^\[[^\]]*\] (swapool.*)$", GUIDE.read_text(), re.M)
     pick = {"start": lambda q: q.startswith("swapool: ") and "(draft" not in q,
             "draft": lambda q: "(draft" in q, "refusal": lambda q: q.startswith("swapool refuses")}[kind]
     lines = [q for q in quoted if pick(q)]
@@ -132,7 +132,7 @@ def readme_lines(kind: str) -> list[str]:
 def assert_readme_quotes(start: "Start", kind: str) -> None:
     seen = {_shortened(line) for line in start.swapool_lines()}
     for quoted in readme_lines(kind):
-        assert quoted in seen, f"the README quotes a line this start did not log:\n{quoted}\nlogged:\n" + \
+        assert quoted in seen, f"docs/sglang.md quotes a line this start did not log:\n{quoted}\nlogged:\n" + \
             "\n".join(sorted(seen))
 
 
@@ -167,8 +167,8 @@ def test_a_broken_table_stops_the_start_with_its_file_line_and_column(model, tmp
                      rf"policy {re.escape(str(bad))} is invalid", start.log)
     assert f"{bad}:7:1: error[gap]: no rule decides active_pool=other" in start.log
     assert_readme_quotes(start, "refusal")
-    # and the findings the README shows under that line, as the log has them
-    shown = README.read_text().split("] swapool refuses to build", 1)[1].split("\n[", 1)[0].splitlines()[1:]
+    # and the findings docs/sglang.md shows under that line, as the log has them
+    shown = GUIDE.read_text().split("] swapool refuses to build", 1)[1].split("\n[", 1)[0].splitlines()[1:]
     logged = {_shortened(line) for line in start.log.splitlines()}
     assert len(shown) == 5 and all(line in logged for line in shown), shown
 

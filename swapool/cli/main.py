@@ -170,13 +170,9 @@ def _parse_fact(table, text: str) -> tuple[str, object]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-
     from ..table.decider import Decider, PolicyError
 
-    if args.path is not None and args.policy is not None:
-        _say("swapool explain: give the table once, as PATH or --policy", sys.stderr)
-        return EXIT_USAGE
-    path = _path(args.path if args.path is not None else args.policy)
+    path = _path(args.path)
     checked = _check(args, path)
     if checked.table is None:
         return _refuse("explain", checked.diagnostics, f"{path} could not be read as a table")
@@ -465,7 +461,6 @@ def build_parser() -> argparse.ArgumentParser:
                "--set spec_algorithm=EAGLE --set allocator_kvcache=swa")
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a fact (repeatable)")
     e.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
-    e.add_argument("--policy", metavar="PATH", help="the same as PATH (kept for older scripts)")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.set_defaults(func=cmd_explain)
 

@@ -3,7 +3,7 @@ fix, and the words a finding of it is said in.
 
 A finding is data (its code, span and facts); the words live here, one place per code,
 and are put together only when a finding is shown. `swapool codes CODE` prints an entry,
-SARIF lists them, and the README's table of codes is checked against them
+SARIF lists them, and docs/codes.md is generated from them
 (tests/test_docs.py). The engine registers its own codes here; an application built on it
 registers its own with `register`, and a finding with a code nobody registered, a variant
 its code does not word, or without a fact its words need cannot be made."""
@@ -82,7 +82,7 @@ class Code:
 
     name: str
     summary: str
-    severity: str  # as the README states it (some depend on the table: "error (warning with ...)")
+    severity: str  # as docs/codes.md states it (some depend on the table: "error (warning with ...)")
     example: str
     fix: str
     why: str = ""  # why it matters: what `swapool codes CODE` explains beyond the summary
