@@ -280,7 +280,7 @@ class _Builder:
             anchor = _ALIAS_OR_ANCHOR.search(self.text, node.start_mark.index)
             raise _Reject(error("yaml-syntax", self.span(node), problem="recursive-alias",
                                 anchor=anchor.group(1) if anchor else "?"))
-        flow = flow or bool(node.flow_style)
+        flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
         self.open.add(id(node))
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
