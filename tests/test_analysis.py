@@ -278,6 +278,16 @@ rules:
     assert merges == [("r1", "r2"), ("r3", "r4")]
 
 
+def test_a_two_by_two_grid_deciding_alike_is_two_merges_not_a_crash():
+    """Hardening IV: the four rules of a 2x2 grid merge pairwise over the first input; the
+    groups over the second then hold only taken rules."""
+    text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: yt, when: {a: y, b: true}, then: p}\n"
+                "- {id: xf, when: {a: x, b: false}, then: p}\n- {id: yf, when: {a: y, b: false}, then: p}\n"
+                "- {id: rest, when: {a: z}, then: q}\n")
+    merges = [d.rules for d in check(text).diagnostics if d.code == "mergeable-rules"]
+    assert merges == [("xt", "yt"), ("xf", "yf")]
+
+
 def test_under_first_a_rule_between_that_decides_otherwise_keeps_a_merge_out():
     """Moving yt up into xt would take a=y, b=true from mid, which decides q."""
     text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: mid, when: {a: y}, then: q}\n"
