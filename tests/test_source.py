@@ -258,3 +258,15 @@ def test_the_two_parsers_agree_on_mutated_shipped_tables(name, edits):
         text = text[:i] + text[i + 1:] if what == "DEL" else text[:i] + what + text[i:]
     with_libyaml, pure = read_with(PARSERS[0], text)[0], read_with(PARSERS[1], text)[0]
     assert with_libyaml == pure, text
+
+
+@pytest.mark.parametrize("loader", [p for p in PARSERS if p is not None], ids=lambda p: p.__name__)
+def test_nesting_past_either_composer_s_own_limit_is_located_too_deep(loader):
+    """Past Python's recursion limit (the pure composer) and libyaml's 1,000 levels alike."""
+    from swapool.table.source import MAX_DEPTH
+
+    data, found = read_with(loader, "a: " + "[" * 400 + "]" * 400 + "\n")
+    assert data is None and found == (("yaml-syntax", 1, 4 + MAX_DEPTH),), found
+    deeper = parse_document("a: " + "[" * 5000 + "]" * 5000 + "\n", "t.yaml")[1]  # located at 1:1 for now
+    assert [(d.code, d.facts) for d in deeper] == [("yaml-syntax", {"problem": "too-deep", "limit": MAX_DEPTH})]
+

@@ -161,12 +161,11 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         return None, [rej.diagnostic]
     except (RecursionError, yaml.MarkedYAMLError) as exc:
         too_deep = isinstance(exc, RecursionError) or "maximum nesting depth" in str(exc.problem)
-        mark = _too_deep_at(text) if too_deep else None
-        if mark is not None:
-            return None, [error("yaml-syntax", where.at_mark(mark), problem="too-deep", limit=MAX_DEPTH)]
-        if isinstance(exc, RecursionError):
-            raise
-        return None, [_syntax_error(exc, where)]
+        if not too_deep:
+            return None, [_syntax_error(exc, where)]
+        mark = _too_deep_at(text)
+        span = where.at_mark(mark) if mark is not None else Span(file, 1, 1)
+        return None, [error("yaml-syntax", span, problem="too-deep", limit=MAX_DEPTH)]
     except yaml.reader.ReaderError as exc:
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
         return None, [error("yaml-syntax", where.at(exc.position), problem="control-character", char=char)]
