@@ -161,7 +161,7 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         return None, [rej.diagnostic]
     except (RecursionError, yaml.MarkedYAMLError) as exc:
         too_deep = isinstance(exc, RecursionError) or "maximum nesting depth" in str(exc.problem)
-        if not too_deep:
+        if isinstance(exc, yaml.MarkedYAMLError) and not too_deep:
             return None, [_syntax_error(exc, where)]
         mark = _too_deep_at(text)
         span = where.at_mark(mark) if mark is not None else Span(file, 1, 1)
