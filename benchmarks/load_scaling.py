@@ -88,9 +88,10 @@ def shipped_load_ms(runs: int = 400) -> tuple[float, float]:
     """What a server pays at start for the shipped table: read, check, compile the diagram,
     no cache; then the same with the first `policy.resolve` (the default resolver, compiled
     on first use; the sglang plugin compiles one per backend instead)."""
-    from swapool.swa.policy import clear_cache, default_policy_path, load_policy
+    from swapool.swa.policy import clear_cache, load_policy
+    from swapool.table.shipped import shipped
 
-    path = default_policy_path()
+    path = shipped("policies/swa.yaml")
     loads, resolved = [], []
     for i in range(2 * runs):
         clear_cache()

@@ -22,7 +22,8 @@ import torch
 from swapool.swa.attention import AttentionLayer, PageTable, TorchAttnBackend
 from swapool.swa.attention.reference import dense_attention
 from swapool.swa.kv import FrozenKVView, SWAKVPool, SWATokenToKVPoolAllocator, TokenToKVPool
-from swapool.swa.policy import default_policy_path, load_policy
+from swapool.swa.policy import load_policy
+from swapool.table.shipped import shipped
 
 PAGE = 2
 WINDOW = 6  # keys a SWA query sees, its own included
@@ -31,7 +32,7 @@ FULL_PAGES, SWA_PAGES = 24, 14
 SEQ_LENS = (3, 9, 17)
 LAYERS = (AttentionLayer(0, HQ, HKV, D), AttentionLayer(1, HQ, HKV, D, sliding_window=WINDOW, logit_soft_cap=30.0))
 #: The shipped table: the world's source of truth for what each algorithm's draft reads.
-TRUTH = load_policy(default_policy_path(), import_enums=False)
+TRUTH = load_policy(shipped("policies/swa.yaml"), import_enums=False)
 ALGORITHMS: tuple[str, ...] = TRUTH.table.inputs[TRUTH.table.input_names.index("spec_algorithm")].values
 
 

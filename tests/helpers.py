@@ -7,11 +7,11 @@ import textwrap
 
 import yaml
 
-from swapool.swa.policy import default_policy_path
+from swapool.table.shipped import shipped
 from swapool.table.check import Checked, check_bytes
 from swapool.table.enums import EnumPolicy
 
-SHIPPED = default_policy_path()
+SHIPPED = shipped("policies/swa.yaml")
 
 MINI_HEAD = """\
 format: 1

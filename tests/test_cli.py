@@ -263,3 +263,21 @@ def test_show_never_drops_a_rule(write, capsys):
     assert main(["show", "--format", "json", path]) == 1
     rows = json.loads(capsys.readouterr().out)["decisions"]
     assert {r["rule"] for r in rows} == {"rx", "hidden", "rz"}
+
+
+def test_no_path_checks_the_checkout_table_from_any_folder_inside_it(tmp_path, monkeypatch, capsys):
+    """Inside policies/ (or deeper) with the checkout's swa.yaml broken, `validate` and
+    `explain` read that file, not the installed one."""
+    policies = tmp_path / "policies"
+    (policies / "deeper").mkdir(parents=True)
+    (policies / "swa.yaml").write_text(mini("- {id: r, when: {a: -, b: -}, then: p}\n", hit_policy="firts"))
+    for folder in (tmp_path, policies, policies / "deeper"):
+        monkeypatch.chdir(folder)
+        assert main(["validate", "--no-enum-import"]) == 1
+        assert "firts" in capsys.readouterr().out
+
+
+def test_no_path_outside_a_checkout_says_it_uses_the_installed_table(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "-q", "--no-enum-import"]) == 0
+    assert f"using the installed {SHIPPED}" in capsys.readouterr().err

@@ -200,7 +200,7 @@ def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
     assert main(["validate", ""]) == 2
     clear_cache()
     monkeypatch.setenv("SWAPOOL_POLICY", "")
-    with pytest.raises(PolicyError, match="empty path"):
+    with pytest.raises(PolicyError, match=r"\$SWAPOOL_POLICY is set but empty"):
         load_policy()
 
 

@@ -57,8 +57,8 @@ def edited_project(folder: Path, lists: tuple[str, ...], owner: str, reader: str
     edited = (copy / "policies" / SHIPPED.name).read_text()
     assert edited != SHIPPED.read_text()
     env = {**os.environ, "PYTHONPATH": str(copy)}
-    shipped = subprocess.run([sys.executable, "-c", "from swapool.swa.policy import default_policy_path as p; "
-                              "print(p().read_text(), end='')"], cwd=copy, env=env, capture_output=True, text=True)
+    shipped = subprocess.run([sys.executable, "-c", "from swapool.table.shipped import shipped; "
+                              "print(shipped('policies/swa.yaml').read_text(), end='')"], cwd=copy, env=env, capture_output=True, text=True)
     assert shipped.stdout == edited, shipped.stderr  # the suite will read the edited tables, not these
     return copy, env
 

@@ -1,12 +1,17 @@
-"""Findings rendered for people (text, optionally coloured) and for tools (JSON)."""
+"""What commands print: findings for people (text, optionally coloured) and for tools
+(JSON, SARIF, GitHub), a line of text, and the exit codes."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+import os
+import sys
+from typing import Any, Sequence, TextIO
 
-from ..table.diagnostics import Diagnostic, Severity
+from ..table.diagnostics import Diagnostic, Severity, visible
 from .snippets import Sources, snippet
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 #: Facts a JSON finding carries at its top level, as it always has.
 _TOP_LEVEL = frozenset({"expected", "got", "keyword"})
@@ -77,3 +82,50 @@ def _finite(obj: Any) -> Any:
 def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
     return to_json({"files": list(files), "diagnostics": [to_json_obj(d, sources) for d in diagnostics]},
                       indent=2, default=str)
+
+
+def render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], color: bool,
+           summary: str | None = None, stdin_name: str | None = None) -> str:
+    """The findings in one of `validate`'s formats; each file's text is read for the source
+    lines and the spans' ends (standard input, already read, is not)."""
+    sources = Sources(frozenset([stdin_name] if stdin_name and "-" in files else []))
+    if fmt == "json":
+        return render_json(files, diagnostics, sources)
+    if fmt in ("sarif", "github"):
+        from .sarif import render_github, render_sarif
+
+        return (render_sarif if fmt == "sarif" else render_github)(diagnostics, sources)
+    body = [render_text(d, color=color, sources=sources) for d in diagnostics]
+    return "\n".join(body + ([summary] if summary else []))
+
+
+def use_color(choice: str, stream: TextIO) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def say(line: str, stream: TextIO | None = None) -> None:
+    """Print one line of text output, every control character from a table made visible."""
+    print(visible(line), file=stream or sys.stdout)
+
+
+def say_partial(command: str, tables: Sequence[Any]) -> bool:
+    """Say on stderr which tables have errors, so an answer given mid-edit is read as such."""
+    for c in tables:
+        errors = [d for d in c.diagnostics if d.is_error]
+        codes = ", ".join(sorted({d.code for d in errors}))
+        say(f"swapool {command}: note: {c.file} has {len(errors)} error(s) ({codes}); the answer covers what "
+            "it decides as written and may change when they are fixed (exit 1)", sys.stderr)
+    return bool(tables)
+
+
+def refuse(command: str, diagnostics: Sequence[Diagnostic], why: str) -> int:
+    """Print a table's errors and why the command cannot go on; exit code 2."""
+    for d in diagnostics:
+        if d.is_error:
+            print(render_text(d), file=sys.stderr)
+    say(f"swapool {command}: {why}", sys.stderr)
+    return EXIT_USAGE

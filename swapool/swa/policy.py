@@ -14,21 +14,14 @@ from ..table.diagnostics import Diagnostic, error
 from ..table.diagram import Diagram
 from ..table.enums import EnumPolicy, enum_modules_from_env
 from ..table.model import Table
-from ..table.shipped import shipped
 from ..table.source import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
 from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, unsupported
+from .paths import table_path
 from .resolver import resolve
 
 log = logging.getLogger("swapool")
-
-ENV_POLICY = "SWAPOOL_POLICY"
-
-
-def default_policy_path() -> Path:
-    return shipped("policies/swa.yaml")
-
 
 class Policy(Decider):
     """A validated SWA table: a `Decider` that also resolves a model runner's pool.
@@ -105,9 +98,7 @@ def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = T
 
 def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
     if path is None:
-        path = os.environ.get(ENV_POLICY)
-        if path is None:
-            path = default_policy_path()
+        path = table_path("policy")
     shown = str(path)
     raw, found = read_bytes(path, shown)
     if raw is None:

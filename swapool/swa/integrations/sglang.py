@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable
 
 from ...table.decider import Explanation, PolicyError
 from ..facts import runner_facts
+from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
 from .sglang_places import BACKENDS, GUARDED, Backend, Guarded, backend_runner
 
@@ -32,7 +33,7 @@ __all__ = ["BACKENDS", "GUARDED", "Backend", "Guarded", "SGLangUnavailable", "Ta
 log = logging.getLogger("swapool")
 
 #: The table describing what each sglang place decides today (the guards' reference).
-ENV_PLACES = "SWAPOOL_PLACES_POLICY"
+ENV_PLACES = TABLES["places"][0]
 #: `warn`: a start-up guard that finds code and table disagreeing logs instead of refusing.
 ENV_GUARD = "SWAPOOL_SGLANG_GUARD"
 
@@ -125,14 +126,8 @@ def installed() -> list[str]:
 
 def places_policy() -> Policy:
     """The table of what each place decides today: $SWAPOOL_PLACES_POLICY or the shipped
-    policies/swa_backends.yaml. Set but empty is an error, not the shipped table."""
-    from ...table.shipped import shipped
-
-    named = os.environ.get(ENV_PLACES)
-    if named is not None and not named.strip():
-        raise PolicyError(f"{ENV_PLACES} is set but empty: name a table of places, or unset it for the "
-                          "shipped policies/swa_backends.yaml")
-    return load_policy(named or shipped("policies/swa_backends.yaml"))
+    policies/swa_backends.yaml."""
+    return load_policy(table_path("places"))
 
 
 def _place_view(policy: Policy, place: str) -> Policy:

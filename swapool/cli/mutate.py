@@ -1,0 +1,59 @@
+"""`swapool mutate`: every single-point edit of a table, and which ones validate misses."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .reading import DEFAULT_TABLE, check, path_or_default
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
+
+
+def add(commands: Any, reading: argparse.ArgumentParser) -> None:
+    p = commands.add_parser(
+        "mutate", parents=[reading], help="apply every single-point edit to a table and count how many validate rejects",
+        description="Mutation testing: change each rule's output, add/remove/replace each cell value, "
+                    "narrow each '-', remove each rule and change each case's expectation; a mutant "
+                    "that still validates is an edit the cases and invariants cannot catch.",
+        epilog="Exit codes: 0 every mutant killed, 1 some survived, 2 the table itself is invalid.")
+    p.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..swa.contract import CONTRACTS
+    from ..table.mutate import TooManyMutants, run_mutations
+
+    path = path_or_default(args.path)
+    checked = check(args, path)
+    if checked.table is None or not checked.ok:
+        return refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
+    try:
+        report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
+    except TooManyMutants as exc:
+        say(f"swapool mutate: {exc}", sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        print(to_json({"file": path, "mutants": report.total, "killed": report.killed,
+                       "kill_rate": report.kill_rate,
+                       "survivors": [{"mutant": s.description, "rule": s.rule, "case": s.case,
+                                      "at": str(s.span) if s.span else path} for s in report.survivors]}, indent=2))
+    else:
+        for s in report.survivors:
+            say(f"{s.span or path}: survived: {s.description}")
+            if s.equivalent:
+                say("  = note: equivalent: it decides every input as the table does; no case can tell them apart")
+            else:
+                say("  = help: add this case, which the table passes and the edit fails:")
+                say(f"      - {_flow(s.case)}")
+        say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
+    return EXIT_OK if not report.survivors else EXIT_FINDINGS
+
+
+def _flow(data: Any) -> str:
+    """`data` as one line of YAML flow style, ready to paste under `cases:`."""
+    import yaml
+
+    return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1 << 16).strip()

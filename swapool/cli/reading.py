@@ -1,0 +1,123 @@
+"""How every command reads a table: which file (a path, a directory, standard input or
+the checkout's own), the enum policy of the flags, the contracts swapool knows, and the
+facts `--set` gives."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import Any, Sequence
+
+DEFAULT_TABLE = "policies/swa.yaml"
+
+
+def add_reading_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stdin-filename", metavar="NAME", help="the name locations use for - (default: <stdin>)")
+    parser.add_argument("--no-enum-import", action="store_true",
+                        help="do not import the enums inputs are bound to (no drift check)")
+    parser.add_argument("--enum-module", action="append", metavar="PREFIX",
+                        help="a module prefix enum bindings may be imported from (repeatable; default: "
+                             "$SWAPOOL_ENUM_MODULES, else sglang). Importing a module runs its code.")
+
+
+def default_table() -> str:
+    """The checkout's table: policies/swa.yaml here or in the nearest folder above (as git
+    finds its repository), so that `swapool validate` inside policies/ checks the file
+    being edited. Outside a checkout, the installed one, said on stderr."""
+    folder = os.getcwd()
+    while True:
+        candidate = os.path.join(folder, DEFAULT_TABLE)
+        if os.path.isfile(candidate):
+            return os.path.relpath(candidate)
+        folder, below = os.path.dirname(folder), folder
+        if folder == below:
+            break
+    from ..table.shipped import shipped
+
+    installed = str(shipped(DEFAULT_TABLE))
+    print(f"swapool: no {DEFAULT_TABLE} here or in a folder above; using the installed {installed}", file=sys.stderr)
+    return installed
+
+
+def path_or_default(value: str | None) -> str:
+    """A table path argument; only a missing one means the default ('' is an error)."""
+    return default_table() if value is None else value
+
+
+def table_files(paths: Sequence[str]) -> list[str]:
+    """The paths as given, with each directory replaced by its *.yaml and *.yml files
+    (sorted, recursively; hidden directories skipped). A directory without one stays, so
+    that checking it reports the problem."""
+    out: list[str] = []
+    for p in paths:
+        if p not in ("-", "") and os.path.isdir(p):
+            from pathlib import Path
+
+            found = sorted(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1]))
+            out.extend(found or [p])
+        else:
+            out.append(p)
+    return out
+
+
+def check(args: argparse.Namespace, path: str) -> Any:
+    """Check one table as every command does. What an enum binding's import prints goes to
+    stderr, never into the command's output."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return _check_quietly(args, path)
+
+
+def enum_policy(args: argparse.Namespace) -> Any:
+    from ..swa.facts import ENUM_MODULES
+    from ..table.enums import EnumPolicy, enum_modules_from_env
+
+    allowed = tuple(args.enum_module) if getattr(args, "enum_module", None) else enum_modules_from_env(ENUM_MODULES)
+    return EnumPolicy(do_import=not getattr(args, "no_enum_import", True), allowed=allowed)
+
+
+def _check_quietly(args: argparse.Namespace, path: str) -> Any:
+    from ..swa.contract import CONTRACTS
+    from ..table.check import Checked, check_bytes, check_path
+
+    if path != "-":
+        return check_path(path, display=path, enums=enum_policy(args), contracts=CONTRACTS)
+    from ..table.diagnostics import Span, error
+    from ..table.source import MAX_BYTES
+
+    name = getattr(args, "stdin_filename", None) or "<stdin>"
+    if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+        return Checked(name, None, (error("io", Span(name, 1, 1), problem="closed", file=name),))
+    raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        return Checked(name, None, (error("io", Span(name, 1, 1), problem="too-large", file=name, limit=MAX_BYTES),))
+    folder = os.path.dirname(args.stdin_filename) or "." if getattr(args, "stdin_filename", None) else None
+    return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)
+
+
+def parse_fact(table: Any, text: str, flag: str = "--set") -> tuple[str, object]:
+    """`name=value` of `--set`, typed as the table's input (a bool input takes true/false)."""
+    name, sep, raw = text.partition("=")
+    if not sep:
+        raise ValueError(f"{flag} takes name=value, got '{text}'")
+    names = table.input_names
+    if name not in names:
+        raise ValueError(f"'{name}' is not an input; inputs: {', '.join(names)}")
+    if table.inputs[names.index(name)].is_bool:
+        lowered = raw.lower()
+        if lowered not in ("true", "false"):
+            raise ValueError(f"{name} is a bool input: write {name}=true or {name}=false")
+        return name, lowered == "true"
+    return name, raw
+
+
+def parse_facts(table: Any, texts: Sequence[str] | None, flag: str = "--set") -> dict[str, object]:
+    """Every `--set`, each fact once (giving one twice alike is harmless)."""
+    facts: dict[str, object] = {}
+    for name, value in (parse_fact(table, s, flag) for s in texts or []):
+        if name in facts and facts[name] != value:
+            raise ValueError(f"{flag} gives {name} twice, as {facts[name]!r} and {value!r}; give each fact once")
+        facts[name] = value
+    return facts

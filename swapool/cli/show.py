@@ -1,0 +1,87 @@
+"""`swapool show`: what each rule decides, as merged regions, or the decision diagram."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from .reading import DEFAULT_TABLE, check, path_or_default
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
+
+NOWHERE = "(nowhere: earlier rules decide every input it matches, or it matches none)"
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A region of the input space and the rule deciding it (none: a gap). `show` and
+    `plan` print regions in this one shape."""
+
+    region: str
+    rule: Any = None
+
+    @property
+    def output(self) -> str | None:
+        return self.rule.then if self.rule else None
+
+    def json(self) -> dict[str, Any]:
+        return {"region": self.region, "output": self.output, "rule": self.rule.id if self.rule else None,
+                "at": str(self.rule.span) if self.rule else None}
+
+
+def decided(table: Any, *, idle_rules: bool = False) -> list[Decided]:
+    """Each rule's merged regions in table order, gaps last; with `idle_rules`, also each
+    rule that decides nothing, so that a reader sees it and why."""
+    from ..table.analysis import decided_regions
+    from ..table.model import describe_region
+
+    rows = [Decided(describe_region(table.inputs, reg), table.rules[ri] if ri is not None else None)
+            for ri, regions in decided_regions(table) for reg in regions]
+    if idle_rules:
+        deciding = {r.rule.index for r in rows if r.rule}
+        rows += [Decided(NOWHERE, rule) for rule in table.rules if rule.index not in deciding]
+    return rows
+
+
+def add(commands: Any, reading: argparse.ArgumentParser) -> None:
+    p = commands.add_parser(
+        "show", parents=[reading], help="what each rule decides, as merged regions of the input space",
+        description="Print, for each rule, the regions of the input space it actually decides "
+                    "(after hit-policy resolution), merged; gaps are listed last. A review aid.",
+        epilog="Exit codes: 0 valid table, 1 the table has findings (still shown), 2 unreadable.")
+    p.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
+    p.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text",
+                   help="text/json: the regions each rule decides; mermaid/dot: the decision diagram "
+                        "(a node per input read, a leaf per output with its rule id)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = path_or_default(args.path)
+    checked = check(args, path)
+    if checked.table is None:
+        refuse("show", checked.diagnostics, f"{path} could not be read as a table")
+        return EXIT_USAGE if any(d.code == "io" for d in checked.diagnostics) else EXIT_FINDINGS
+    verdict = EXIT_OK if checked.ok else EXIT_FINDINGS
+    if args.format in ("mermaid", "dot"):
+        from ..table.diagram import Diagram
+        from ..table.partition import BudgetExceeded
+        from .pictures import dot, mermaid
+
+        try:
+            diagram = checked.diagram or Diagram(checked.table)
+        except BudgetExceeded as exc:
+            say(f"swapool show: {path}: the diagram is too large to draw ({exc})", sys.stderr)
+            return EXIT_FINDINGS
+        print((mermaid if args.format == "mermaid" else dot)(diagram))
+        return verdict
+    rows = decided(checked.table, idle_rules=True)
+    if args.format == "json":
+        print(to_json({"file": path, "inputs": list(checked.table.input_names),
+                       "decisions": [r.json() for r in rows]}, indent=2))
+        return verdict
+    width = max((len(r.rule.id if r.rule else "(no rule)") for r in rows), default=0)
+    for r in rows:
+        say(f"{(r.rule.id if r.rule else '(no rule)'):<{width}}  {r.output or '(gap)':<10}  {r.region}")
+    return verdict

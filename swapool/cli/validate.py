@@ -1,0 +1,54 @@
+"""`swapool validate`: check tables and print every finding."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..table.diagnostics import Severity
+from .reading import DEFAULT_TABLE, check, default_table, table_files
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, render, summary_line, use_color
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def add(commands: Any, reading: argparse.ArgumentParser) -> None:
+    p = commands.add_parser(
+        "validate", parents=[reading], help="check tables: schema, gaps, overlaps, dead rules, invariants, cases",
+        description="Check one or more decision tables and print every finding as "
+                    "file:line:col: severity[code]: message.",
+        epilog="Exit codes: 0 valid (warnings allowed), 1 findings, 2 a file could not be read. "
+               "'swapool codes' lists every finding code.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help=f"table files, directories (searched for *.yaml and *.yml) or - for standard input "
+                        f"(default: {DEFAULT_TABLE} here or in the nearest folder above)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only what fails the check (errors; with --strict, warnings too); silent on success")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour text output (auto: on a terminal unless NO_COLOR is set)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = table_files(args.paths or [default_table()])
+    results = [check(args, p) for p in paths]
+    diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
+    if any(d.code == "io" for d in diagnostics):
+        code = EXIT_USAGE
+    elif any(not r.ok for r in results):
+        code = EXIT_FINDINGS
+    elif args.strict and any(d.severity is Severity.WARNING for d in diagnostics):
+        code = EXIT_FINDINGS
+    else:
+        code = EXIT_OK
+    fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
+    shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
+    summary = None if args.quiet and code == EXIT_OK else summary_line(diagnostics, len(paths), strict=args.strict)
+    text = render(args.format, paths, shown, use_color(args.color, sys.stdout), summary,
+                  getattr(args, "stdin_filename", None) or "<stdin>")
+    if text:
+        print(text)
+    return code
