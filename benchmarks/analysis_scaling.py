@@ -19,7 +19,8 @@ import time
 
 from _report import print_table, write_json
 
-from swapool.table.analysis import analyse, measure_coverage
+from swapool.table.analysis import Analysis, analyse, measure_coverage
+from swapool.table.partition import Budget
 from swapool.table.diagnostics import Span
 from swapool.table.model import Cell, CellForm, HitPolicy, Input, Output, Rule, Table
 
@@ -123,9 +124,9 @@ def main() -> None:
             c2, o2, injected = inject(cubes, outputs, defects, seed=defects)
             table = make_table(inputs, c2, o2)
             repeats = 7 if len(c2) <= 1000 else 3
-            t_full = median_time(lambda: analyse(table), repeats)
-            t_cov = median_time(lambda: measure_coverage(table), repeats)
-            found = [d for d in analyse(table) if d.code in COVERAGE_CODES]
+            t_full = median_time(lambda: analyse(table, Budget()), repeats)
+            t_cov = median_time(lambda: measure_coverage(Analysis(table, Budget())), repeats)
+            found = [d for d in analyse(table, Budget()).findings if d.code in COVERAGE_CODES]
             space = math.prod(len(i.values) for i in inputs)
             t0 = time.perf_counter()
             oracle = brute_force(table, args.oracle_budget)

@@ -20,7 +20,8 @@ from _report import print_table, write_json
 
 from analysis_scaling import OUTPUTS, decision_tree, make_table, median_time
 from swapool.table.analysis import analyse
-from swapool.table.build import build_table
+from swapool.table.build import build_parts
+from swapool.table.partition import Budget
 from swapool.table.check import check_bytes
 from swapool.table.diagram import Diagram
 from swapool.table.emit import table_data
@@ -61,12 +62,12 @@ def main() -> None:
         check = median_ms(lambda: check_bytes(text, "generated.yaml", enums=EnumPolicy(do_import=False)).diagram,
                           reps)
         doc, _ = parse_document(text)
-        table, _ = build_table(doc)
+        table = build_parts(doc).table
         stages = {"spans": median_ms(lambda: parse_document(text), reps),
                   "schema": median_ms(lambda: check_schema(doc), reps),
-                  "model": median_ms(lambda: build_table(doc), reps),
-                  "analysis": median_ms(lambda: analyse(table), reps),
-                  "diagram": median_ms(lambda: Diagram(table), reps)}
+                  "model": median_ms(lambda: build_parts(doc), reps),
+                  "analysis": median_ms(lambda: analyse(table, Budget()), reps),
+                  "diagram": median_ms(lambda: Diagram(table, Budget()), reps)}
         ratio = check / parse
         rows.append([len(cubes), n_inputs, f"{len(text) / 1024:.0f} KiB", f"{parse:.1f}", f"{check:.1f}",
                      f"{ratio:.2f}x", *(f"{v:.1f}" for v in stages.values())])

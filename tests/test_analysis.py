@@ -2,7 +2,8 @@
 
 from swapool.table.diagram import Diagram
 from swapool.table.source import parse_document
-from swapool.table.build import build_table
+from swapool.table.build import build_parts
+from swapool.table.partition import Budget
 
 from .helpers import check, codes, decide_facts, line_of, mini, only
 
@@ -142,7 +143,7 @@ def test_every_reported_witness_replays_through_the_compiled_decision():
                 extra="cases:\n  - {given: {a: y, b: true}, expect: p}\n")
     c = check(text)
     doc, _ = parse_document(text, "t.yaml")
-    compiled = Diagram(build_table(doc)[0])
+    compiled = Diagram(build_parts(doc).table, Budget())
     assert {"gap", "case-failed"} <= set(codes(c))
     for d in c.diagnostics:
         if d.code == "gap":
@@ -237,9 +238,9 @@ def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
     text = mini("- {id: low, when: {a: [x, y]}, then: q}\n- {id: high, when: {a: [y, z]}, then: p}\n"
                 "- {id: masked, when: {a: z}, then: q}\n", hit_policy="priority")  # outputs: [p, q]
     c = check(text)
-    table, _ = build_table(parse_document(text, "t.yaml")[0])
-    assert decide_facts(Diagram(table), {"a": "y", "b": True}).rule_id == "high"  # q is listed after p
-    assert decide_facts(Diagram(table), {"a": "x", "b": True}).rule_id == "low"
+    diagram = Diagram(build_parts(parse_document(text, "t.yaml")[0]).table, Budget())
+    assert decide_facts(diagram, {"a": "y", "b": True}).rule_id == "high"  # q is listed after p
+    assert decide_facts(diagram, {"a": "x", "b": True}).rule_id == "low"
     d = only(c, "unreachable-rule")
     assert (d.rules, d.facts["problem"], d.facts["hiders"]) == (("masked", "high"), "priority", ["high"])
     assert "of higher or equal priority" in d.message

@@ -8,11 +8,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swapool.table.analysis import analysis, measure_coverage
+from swapool.table.analysis import Analysis, analyse, measure_coverage
+from swapool.table.partition import Budget
 from swapool.table.diagram import Diagram
 from swapool.table.diff import diff_tables
 from swapool.table.source import parse_document
-from swapool.table.build import build_table
+from swapool.table.build import build_parts
 
 from . import oracle
 from .helpers import decide_point
@@ -85,8 +86,9 @@ def table_data(draw, sizes=None):
 def build(data):
     doc, found = parse_document(yaml.dump(data, Dumper=DUMPER, sort_keys=False), "random.yaml")
     assert not found
-    table, found = build_table(doc)
-    assert table is not None, found
+    built = build_parts(doc)
+    assert built.table is not None, built.diagnostics
+    table = built.table
     return table
 
 
@@ -95,7 +97,7 @@ def build(data):
 def test_engine_agrees_with_the_oracle(data):
     table = build(data)
     brute = oracle.Brute(table)
-    cov = measure_coverage(table)
+    cov = measure_coverage(Analysis(table, Budget()))
     gap_points = [p for g in cov.gaps for p in oracle.cube_points(g)]
     assert len(gap_points) == len(set(gap_points)), "gap regions overlap"
     assert set(gap_points) == brute.gaps()
@@ -107,10 +109,11 @@ def test_engine_agrees_with_the_oracle(data):
     assert cov.fires == brute.firing()
     assert cov.needed == brute.needed()
 
-    found, first = analysis(table)
+    done = analyse(table, Budget())
+    found, first = done.findings, done.first
     # the diagram a load compiles from the analysis's own DAG (first: the one that also
     # tracked second hits), and one built afresh, both decide as the oracle
-    for compiled in (Diagram(table), Diagram(table, root=first)):
+    for compiled in (Diagram(table, Budget()), Diagram(table, Budget(), first)):
         for p, r in brute.decisions.items():
             got = decide_point(compiled, p)
             assert (got.rule_id if got else None) == (table.rules[r].id if r is not None else None)

@@ -13,6 +13,7 @@ import pytest
 
 from swapool.cli import main
 from swapool.table.diagram import Ask, Diagram
+from swapool.table.partition import Budget
 
 from .helpers import SHIPPED, algorithm_sets, check, dump, shipped_data
 
@@ -42,7 +43,7 @@ def test_mermaid_draws_each_input_read_and_each_leaf_with_its_rule(capsys):
     assert main(["show", "--format", "mermaid", str(SHIPPED)]) == 0
     nodes, edges = parse_mermaid(capsys.readouterr().out)
     table = check(SHIPPED.read_text()).table
-    diagram = Diagram(table)
+    diagram = Diagram(table, Budget())
     asks = [v for v in nodes.values() if v[0] == "ask"]
     assert {label for _, label in asks} <= set(table.input_names) and len(asks) >= 4
     leaves = {label for kind, label in nodes.values() if kind == "leaf"}

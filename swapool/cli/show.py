@@ -33,11 +33,12 @@ class Decided:
 def decided(table: Any, *, idle_rules: bool = False) -> list[Decided]:
     """Each rule's merged regions in table order, gaps last; with `idle_rules`, also each
     rule that decides nothing, so that a reader sees it and why."""
-    from ..table.analysis import decided_regions
+    from ..table.analysis import Analysis, decided_regions
     from ..table.model import describe_region
+    from ..table.partition import Budget
 
     rows = [Decided(describe_region(table.inputs, reg), table.rules[ri] if ri is not None else None)
-            for ri, regions in decided_regions(table) for reg in regions]
+            for ri, regions in decided_regions(Analysis(table, Budget())) for reg in regions]
     if idle_rules:
         deciding = {r.rule.index for r in rows if r.rule}
         rows += [Decided(NOWHERE, rule) for rule in table.rules if rule.index not in deciding]
@@ -66,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     verdict = EXIT_OK if checked.ok else EXIT_FINDINGS
     if args.format in ("mermaid", "dot"):
         from ..table.diagram import Diagram
-        from ..table.partition import BudgetExceeded
+        from ..table.partition import Budget, BudgetExceeded
         from .pictures import dot, mermaid
 
         try:
-            diagram = checked.diagram or Diagram(checked.table)
+            diagram = checked.diagram or Diagram(checked.table, Budget())
         except BudgetExceeded as exc:
             say(f"swapool show: {path}: the diagram is too large to draw ({exc})", sys.stderr)
             return EXIT_FINDINGS

@@ -6,17 +6,17 @@ away. They run in `swapool validate` and in `load_policy`.
 
 from __future__ import annotations
 
+from ..table.analysis import Analysis
 from ..table.diagnostics import Diagnostic, error
-from ..table.model import Table
-from ..table.partition import Budget, Node, first_hits
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
 
 
-def check_contract(table: Table, budget: Budget | None = None, first: Node | None = None) -> list[Diagnostic]:
+def check_contract(analysis: Analysis) -> list[Diagnostic]:
     """Shape: the inputs are facts the resolver reads (or selectors fixed before it runs),
     pool facts are valued swa/other, is_draft_worker is a bool, the outputs are pools.
     Safety: `allocator` is answered only where allocator_kvcache=swa, `active` only where
     active_pool=swa, so a backend never translates through a pool that is not SWA."""
+    table = analysis.table
     if table.decision != DECISION:
         return []
     found: list[Diagnostic] = []
@@ -35,18 +35,18 @@ def check_contract(table: Table, budget: Budget | None = None, first: Node | Non
         found.append(error("decision-kind", table.output.span, problem="outputs", expected=list(SWA_OUTPUTS), got=extra))
     if found:
         return found
-    return _unsafe_answers(table, budget or Budget(), first)
+    return _unsafe_answers(analysis)
 
 
-def _unsafe_answers(table: Table, budget: Budget, first: Node | None) -> list[Diagnostic]:
+def _unsafe_answers(analysis: Analysis) -> list[Diagnostic]:
+    table = analysis.table
     names = table.input_names
     found: list[Diagnostic] = []
     reported: set[int] = set()
-    for reg, p in first_hits(table.ranked_cubes, table.full_region, budget, root=first):
-        rule = table.ranked_rule(p)
-        if rule is None or rule.index in reported:
+    for reg, ri in analysis.hits(table.full_region):
+        if ri is None or ri in reported:
             continue
-        ri = rule.index
+        rule = table.rules[ri]
         fact = SAFE_WHEN.get(rule.then)
         if fact is None:
             continue

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import functools
 import operator
-from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
 
 from .diagnostics import Diagnostic, Related, error, note, warning
 from .emit import mask_cell, rule_data
@@ -23,40 +23,42 @@ CONFLICTS_EACH = 3
 MAX_REDUNDANCY_CHECKS = 64
 
 
-class Analysis(NamedTuple):
-    """Every finding, and the first-hit DAG of the whole table (None when the budget ran
-    out first), which the contract and the diagram reuse instead of building it again."""
+@dataclass
+class Analysis:
+    """One table under analysis: every check reads it, spends from its one budget and walks
+    its first-hit DAG once built (None when the budget ran out first); the contract and the
+    diagram reuse the DAG instead of building it again."""
 
-    findings: list[Diagnostic]
-    first: Node | None
+    table: Table
+    budget: Budget
+    first: Node | None = None
+    findings: list[Diagnostic] = field(default_factory=list)
+
+    def hits(self, region: Cube) -> Iterator[tuple[Cube, int | None]]:
+        """The first hits inside `region`, as rule indices (None: no rule decides there)."""
+        order = self.table.ranked
+        for reg, p in first_hits(self.table.ranked_cubes, region, self.budget, root=self.first):
+            yield reg, None if p is None else order[p]
+
+    def out_of_budget(self, exc: BudgetExceeded) -> Diagnostic:
+        return error("analysis-budget", self.table.rules_span, problem="steps", what=exc.what, limit=exc.limit)
 
 
-def analysis(table: Table, budget: Budget | None = None) -> Analysis:
+def analyse(table: Table, budget: Budget) -> Analysis:
     """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
-    came from. The whole analysis shares one `budget`; running out is itself a finding
-    (`analysis-budget`)."""
-    budget = budget or Budget()
-    found: list[Diagnostic] = []
-    found += lint_cells(table)
-    found += uncased_values(table)
-    first = None
+    came from. Running out of `budget` is itself a finding (`analysis-budget`)."""
+    done = Analysis(table, budget)
+    done.findings += lint_cells(table) + uncased_values(table)
     try:
         policy = table.hit_policy
-        cov = measure_coverage(table, budget, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
+        cov = measure_coverage(done, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
                                with_needed=policy is not HitPolicy.UNIQUE)
-        first = cov.first
-        found += coverage_findings(table, cov)
-        found += mergeable_rules(table, cov)
-        found += invariant_breaches(table, budget, first)
-        found += failing_cases(table, budget, first)
+        done.first = cov.first
+        done.findings += coverage_findings(table, cov) + mergeable_rules(table, cov)
+        done.findings += invariant_breaches(done) + failing_cases(done)
     except BudgetExceeded as exc:
-        found.append(error("analysis-budget", table.rules_span, problem="steps", what=exc.what, limit=exc.limit))
-    return Analysis(found, first)
-
-
-def analyse(table: Table, budget: Budget | None = None) -> list[Diagnostic]:
-    """Every finding about a well-formed table (`analysis` without the DAG)."""
-    return analysis(table, budget).findings
+        done.findings.append(done.out_of_budget(exc))
+    return done
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,11 @@ class Coverage:
     redundant: tuple[int, ...] = ()  # firing rules that can all be removed together, decisions kept
 
 
-def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlaps: bool = True,
-                     with_needed: bool = True) -> Coverage:
+def measure_coverage(analysis: Analysis, *, with_overlaps: bool = True, with_needed: bool = True) -> Coverage:
     """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
     first hit, overlapping pairs from their own search (each polynomial where rules settle early).
     A unique table needs no `needed`, an ordered one (first, priority) no overlaps."""
-    budget = budget or Budget()
+    table, budget = analysis.table, analysis.budget
     order = table.ranked
     cubes = table.ranked_cubes
     region = table.full_region
@@ -86,7 +87,7 @@ def measure_coverage(table: Table, budget: Budget | None = None, *, with_overlap
     if with_needed:
         first, needed = needed_rules(cubes, outputs, region, budget)
     else:
-        first, needed = split(cubes, region, budget=budget), frozenset()
+        first, needed = split(cubes, region, budget), frozenset()
     fires = frozenset(nd.matched[0] for nd in reachable(first) if isinstance(nd, Leaf) and nd.matched)
     never = {p for p, c in enumerate(cubes) if p not in fires and not is_empty(c)}
     redundant: list[int] = []
@@ -130,7 +131,7 @@ def _removable_together(first: Node, cubes: Sequence[Cube], outputs: Sequence[st
     nothing) can all be removed with every decision kept: where one of them is the first
     hit, the first hit among the rest must decide the same output."""
     rest = _without(cubes, never | gone)
-    after = split(rest, region, budget=budget)  # built once, walked inside each piece
+    after = split(rest, region, budget)  # built once, walked inside each piece
     for piece, p in first_hits(cubes, region, budget, root=first):
         if p in gone:
             for _, q in first_hits(rest, piece, budget, root=after):
@@ -291,31 +292,25 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
     return found
 
 
-def decided_regions(table: Table, budget: Budget | None = None) -> list[tuple[int | None, list[Cube]]]:
+def decided_regions(analysis: Analysis) -> list[tuple[int | None, list[Cube]]]:
     """For each rule (table order; None last for gaps), the merged regions it decides."""
+    table = analysis.table
     by_rule: dict[int | None, list[Cube]] = {}
-    for reg, ri in _decided(table, table.full_region, budget or Budget(), None):
+    for reg, ri in analysis.hits(table.full_region):
         by_rule.setdefault(ri, []).append(reg)
     order = sorted(by_rule, key=lambda ri: len(table.rules) if ri is None else ri)
     return [(ri, merge_regions(by_rule[ri])) for ri in order]
 
 
-def _decided(table: Table, region: Cube, budget: Budget, first: Node | None) -> Iterator[tuple[Cube, int | None]]:
-    """First hits inside `region` (rule indices; None: no rule), walking the table's whole
-    first-hit DAG when it is built."""
-    order = table.ranked
-    for reg, p in first_hits(table.ranked_cubes, region, budget, root=first):
-        yield reg, None if p is None else order[p]
-
-
-def invariant_breaches(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:
+def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
+    table = analysis.table
     found: list[Diagnostic] = []
     for inv in table.invariants:
         if is_empty(inv.if_region):
             continue
         reported: set[int] = set()
-        for reg, ri in _decided(table, inv.if_region, budget, first):
+        for reg, ri in analysis.hits(inv.if_region):
             if ri is None or ri in reported:
                 continue
             rule = table.rules[ri]
@@ -349,13 +344,14 @@ def _requirement(table: Table, inv: Invariant) -> dict[str, Any]:
     return {**allowed, **table.terms(inv.then_region)}
 
 
-def failing_cases(table: Table, budget: Budget, first: Node | None = None) -> list[Diagnostic]:
+def failing_cases(analysis: Analysis) -> list[Diagnostic]:
     """A case holds when every input it describes is decided as expected."""
+    table = analysis.table
     found: list[Diagnostic] = []
     for case in table.cases:
         if is_empty(case.region):
             continue
-        for reg, ri in _decided(table, case.region, budget, first):
+        for reg, ri in analysis.hits(case.region):
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue

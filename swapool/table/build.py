@@ -24,18 +24,11 @@ class Built(NamedTuple):
     left_out: Mapping[str, list] = MappingProxyType({})  # what it lacks: rules and invariants by id, cases by number
 
 
-def build_table(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})
-                ) -> tuple[Table | None, list[Diagnostic]]:
-    """Resolve a schema-valid document into a `Table`, or say every reason it cannot be.
-    `imported` maps the name of each input written `from: FILE` to that file's document
-    (schema-valid, holding a plain input of that name)."""
-    built = build_parts(doc, imported)
-    return built.table, built.diagnostics
-
-
 def build_parts(doc: Document, imported: Mapping[str, Document] = MappingProxyType({})) -> Built:
-    """`build_table`, and the partial table when the inputs and the output built but some
-    rules, cases or invariants did not."""
+    """Resolve a schema-valid document into a `Table`, or say every reason it cannot be, and
+    give the partial table when the inputs and the output built but some rules, cases or
+    invariants did not. `imported` maps the name of each input written `from: FILE` to that
+    file's document (schema-valid, holding a plain input of that name)."""
     b = _TableBuilder(doc, imported)
     table = b.build()
     if not b.diagnostics:

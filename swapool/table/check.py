@@ -10,21 +10,21 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from .analysis import analysis
+from .analysis import Analysis, analyse
 from .build import build_parts
 from .diagnostics import Diagnostic, note
 from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
 from .model import Table
-from .partition import Node
+from .partition import Budget, BudgetExceeded, Node
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
 
 
-#: Checks a decision kind adds to the generic ones: decision name -> check(table, first=DAG)
-#: -> findings (`first`, the table's first-hit DAG, may be None).
-Contracts = Mapping[str, Callable[..., list[Diagnostic]]]
+#: Checks a decision kind adds to the generic ones: decision name -> check(the table's
+#: analysis) -> findings.
+Contracts = Mapping[str, Callable[[Analysis], list[Diagnostic]]]
 NO_CONTRACTS: Contracts = MappingProxyType({})
 
 
@@ -47,7 +47,7 @@ class Checked:
     def diagram(self) -> Diagram | None:
         """The compiled table, built on first use from the analysis's DAG (a check that only
         wants the verdict, as `swapool validate`, never builds it)."""
-        return Diagram(self.table, root=self.first) if self.ok and self.table is not None else None
+        return Diagram(self.table, Budget(), self.first) if self.ok and self.table is not None else None
 
 
 def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS,
@@ -72,11 +72,14 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if built.partial is not None:
             found += partial_analysis(built.partial, built.left_out, enums)
     if table is not None:
-        found, first = analysis(table)
-        found += check_enum_bindings(table, enums)
+        done = analyse(table, Budget())
+        found, first = done.findings + check_enum_bindings(table, enums), done.first
         contract = contracts.get(table.decision)
-        if contract is not None and not any(d.code == "analysis-budget" for d in found):
-            found += contract(table, first=first)
+        if contract is not None and first is not None:
+            try:
+                found += contract(done)
+            except BudgetExceeded as exc:
+                found.append(done.out_of_budget(exc))
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)
 
 
@@ -85,8 +88,7 @@ def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPo
     build: the analysis of the rest (as DMN verifiers do), each finding marked `partial`
     (a gap may be one the broken rule would close), and a note saying what was left out.
     The table itself stays unbuilt: nothing decides with it."""
-    findings, _ = analysis(partial)
-    findings += check_enum_bindings(partial, enums)
+    findings = analyse(partial, Budget()).findings + check_enum_bindings(partial, enums)
     marked = [dataclasses.replace(d, facts={**d.facts, "partial": True}) for d in findings]
     return [note("analysis-partial", partial.rules_span, rules_left_out=left_out["rules_left_out"],
                  cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),

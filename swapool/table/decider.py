@@ -16,6 +16,7 @@ from .codes import adding_hint
 from .diagnostics import Diagnostic, describe_fact, format_value, suggest, visible
 from .diagram import Ask, Decision, Diagram
 from .model import Input, Rule, Table
+from .partition import Budget
 
 _ENUM_TYPE = type(enum.Enum)
 NOFACT: Any = object()  # no value of the input
@@ -67,7 +68,7 @@ class Decider:
         self.path = path
         self.digest = table.digest
         self.diagnostics = diagnostics  # warnings and notes that did not stop the load
-        self.diagram = diagram or Diagram(table)
+        self.diagram = diagram or Diagram(table, Budget())
         self._rules = {r.id: r for r in table.rules}
         self._inputs = {i.name: i for i in table.inputs}
 

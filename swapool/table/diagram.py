@@ -36,10 +36,10 @@ class Diagram:
     """The first-hit decision diagram of a table (over its rules in `Table.ranked` order, so
     `priority` is first-hit too). A gap (only in invalid tables) answers None."""
 
-    def __init__(self, table: Table, budget: Budget | None = None, root: Node | None = None):
+    def __init__(self, table: Table, budget: Budget, root: Node | None = None):
         """`root`: the table's first-hit DAG when the analysis built it already."""
         self.table = table
-        root = root or split(table.ranked_cubes, table.full_region, budget=budget)
+        root = root or split(table.ranked_cubes, table.full_region, budget)
         self.root = self._convert(root)
 
     def _convert(self, root: Node) -> "Ask | Decision | None":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .partition import Cube, bits, first_hits, intersect, is_empty, merge_regions
+from .partition import Budget, Cube, bits, first_hits, intersect, is_empty, merge_regions
 from .model import Input, Table, describe_region
 
 
@@ -79,7 +79,7 @@ def _verdicts(table: Table, space: tuple[Input, ...]) -> list[tuple[Cube, Verdic
         return tuple(out)
 
     result = []
-    for reg, p in first_hits(table.ranked_cubes, table.full_region):
+    for reg, p in first_hits(table.ranked_cubes, table.full_region, Budget()):
         rule = table.ranked_rule(p)
         result.append((lift(reg), Verdict(rule.then, rule.id) if rule else GAP))
     inside = tuple(inp.mask_of(own[inp.name].values) for inp in space)

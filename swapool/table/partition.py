@@ -209,21 +209,21 @@ class _FirstHitBuilder:
 _GAP = Leaf(())
 
 
-def split(cubes: Sequence[Cube], region: Cube, *, budget: Budget | None = None) -> Node:
+def split(cubes: Sequence[Cube], region: Cube, budget: Budget) -> Node:
     """The first-hit DAG of `cubes` over `region`: each leaf names the first matching rule
     of every point below it, or none (a gap)."""
-    builder = _FirstHitBuilder(cubes, region, budget or Budget())
+    builder = _FirstHitBuilder(cubes, region, budget)
     return builder.build(builder.root())
 
 
-def needed_rules(cubes: Sequence[Cube], outputs: Sequence[str], region: Cube,
-                 budget: Budget | None = None) -> tuple[Node, frozenset[int]]:
+def needed_rules(cubes: Sequence[Cube], outputs: Sequence[str], region: Cube, budget: Budget
+                 ) -> tuple[Node, frozenset[int]]:
     """The first-hit DAG and the rules whose removal changes some decision: where rule a
     is the first hit, the first hit among the rules alive after it must decide another
     output (or nothing). Those "after" DAGs share the memo of the first one, so a chain
     (rule i: x_i, then a catch-all) costs O(n^2) steps, not the O(n^3) of tracking the
     first two hits per node."""
-    builder = _FirstHitBuilder(cubes, region, budget or Budget(), keep=2)
+    builder = _FirstHitBuilder(cubes, region, budget, keep=2)
     builder.seconds = set()
     root = builder.build(builder.root())
     pending, builder.seconds = builder.seconds, None
@@ -256,11 +256,10 @@ def reachable(root: Node) -> Iterator[Node]:
             stack.extend(child for _, child in nd.arms)
 
 
-def pieces(root: Node, region: Cube, budget: Budget | None = None,
-           wanted: "set[int] | None" = None) -> Iterator[tuple[Cube, Leaf]]:
+def pieces(root: Node, region: Cube, budget: Budget, wanted: "set[int] | None" = None
+           ) -> Iterator[tuple[Cube, Leaf]]:
     """Every leaf with the cube it covers (a partition of `region`); with `wanted`, only
     the paths into nodes whose id is in it."""
-    budget = budget or Budget()
     stack: list[tuple[Node, Cube]] = [(root, region)]
     while stack:
         nd, reg = stack.pop()
@@ -276,13 +275,12 @@ def pieces(root: Node, region: Cube, budget: Budget | None = None,
                 stack.append((child, reg[: nd.level] + (mask,) + reg[nd.level + 1:]))
 
 
-def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget | None = None, *, root: Node | None = None
+def first_hits(cubes: Sequence[Cube], region: Cube, budget: Budget, *, root: Node | None = None
                ) -> Iterator[tuple[Cube, int | None]]:
     """First-hit decisions over `region`: (piece, index of the first matching rule, or None
     where no rule matches). `root`: the first-hit DAG of `cubes` over `region` or any
     region containing it, when the caller has it already."""
-    budget = budget or Budget()
-    for reg, leaf in pieces(root or split(cubes, region, budget=budget), region, budget):
+    for reg, leaf in pieces(root or split(cubes, region, budget), region, budget):
         yield reg, (leaf.matched[0] if leaf.matched else None)
 
 
