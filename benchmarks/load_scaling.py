@@ -18,13 +18,12 @@ from pathlib import Path
 import yaml
 from _report import print_table, write_json
 
-from analysis_scaling import OUTPUTS, decision_tree, make_table, median_time
+from analysis_scaling import OUTPUTS, decision_tree, median_time
 from swapool.table.analysis import analyse
 from swapool.table.build import build_parts
 from swapool.table.partition import Budget
 from swapool.table.check import check_bytes
 from swapool.table.diagram import Diagram
-from swapool.table.emit import table_data
 from swapool.table.enums import EnumPolicy
 from swapool.table.schema import check_schema
 from swapool.table.source import parse_document
@@ -46,6 +45,16 @@ def import_ms(repeats: int) -> float:
     return statistics.median(a - b for a, b in pairs) * 1000
 
 
+def table_text(inputs, cubes, outputs) -> str:
+    """The generated table as YAML: each rule's cells as lists, '-' cells left out."""
+    rules = [{"id": f"r{r}", "when": {inp.name: list(inp.values_of(m)) for inp, m in zip(inputs, cube) if m != inp.full},
+              "then": out} for r, (cube, out) in enumerate(zip(cubes, outputs))]
+    data = {"format": 1, "decision": "bench", "hit_policy": "unique",
+            "inputs": {inp.name: {"values": list(inp.values), "wildcard": True} for inp in inputs},
+            "output": {"values": list(OUTPUTS)}, "rules": rules}
+    return yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=7)
@@ -55,7 +64,7 @@ def main() -> None:
     for n_rules, n_inputs in SIZES:
         inputs, cubes = decision_tree(n_inputs, n_rules, seed=n_rules)
         outs = [OUTPUTS[i % len(OUTPUTS)] for i in range(len(cubes))]
-        text = yaml.dump(table_data(make_table(inputs, cubes, outs)), Dumper=yaml.CSafeDumper, sort_keys=False)
+        text = table_text(inputs, cubes, outs)
         reps = args.repeats if n_rules < 10000 else 3
         parse = median_ms(lambda: yaml.load(text, Loader=yaml.CSafeLoader), reps)
         # .diagram: what a load compiles (a plain check leaves it to first use)
