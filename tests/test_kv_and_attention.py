@@ -256,7 +256,7 @@ def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu
     """CPU twin of the GPU check: same world, same policy, flashinfer's calls replayed in torch."""
     from swapool import load_policy
 
-    from .e2e_world import FROZEN_READERS, HQ, KV_OWNERS, LAYERS, SEQ_LENS, build_world, runner
+    from .e2e_world import FROZEN_READERS, HQ, KV_OWNERS, LAYERS, SEQ_LENS, build_world, reads, runner
 
     algorithm = (FROZEN_READERS if reader else KV_OWNERS)[-1]
 
@@ -275,8 +275,42 @@ def test_flashinfer_backend_plumbing_matches_the_torch_backend(flashinfer_on_cpu
     assert torch.equal(flashinfer_on_cpu.plans[1][1], swa_pages)
     assert (ref.swa_pool is None) == (draft and not reader)
     q = torch.randn(len(SEQ_LENS), HQ, LAYERS[0].head_dim, generator=torch.Generator().manual_seed(3))
+    owner = reads(draft, algorithm)
     for layer in LAYERS:
         out = torch.full_like(q, float("nan"))
         got = fast.forward_decode(q, layer, out=out)
         assert torch.isfinite(out).all() and got is out
-        assert torch.allclose(got, ref.forward_decode(q, layer), atol=1e-6)
+        for b, _ in enumerate(SEQ_LENS):  # what the worker must see, computed without the pools
+            assert torch.allclose(got[b], naive_decode(q[b], *world.kv[(owner, layer.layer_id)][b], layer), atol=1e-5)
+
+
+def naive_decode(q, k, v, layer):
+    """The last position's attention over dense K/V, one head at a time: shares no code with
+    the reference the stand-in wrapper computes with."""
+    seq_len, group = k.shape[0], q.shape[0] // k.shape[1]
+    first = 0 if layer.window_left < 0 else max(0, seq_len - 1 - layer.window_left)
+    out = torch.empty_like(q)
+    for h in range(q.shape[0]):
+        keys, values = k[first:, h // group], v[first:, h // group]
+        scores = (keys @ q[h]) * layer.sm_scale
+        if layer.logit_soft_cap is not None:
+            scores = layer.logit_soft_cap * torch.tanh(scores / layer.logit_soft_cap)
+        weights = torch.exp(scores - scores.max())
+        out[h] = (weights / weights.sum()) @ values
+    return out
+
+
+def test_the_independent_decode_tells_the_windows_and_pools_apart():
+    """naive_decode can fail: the full layer's answer is not the SWA layer's, and the
+    draft's own KV is not the target's."""
+    from .e2e_world import HQ, LAYERS, build_world
+
+    world = build_world()
+    q = torch.randn(HQ, LAYERS[0].head_dim, generator=torch.Generator().manual_seed(5))
+    k, v = world.kv[("target", 1)][2]  # the longest sequence, past the window
+    assert not torch.allclose(naive_decode(q, k, v, LAYERS[0]), naive_decode(q, k, v, LAYERS[1]), atol=1e-3)
+    assert not torch.allclose(naive_decode(q, k, v, LAYERS[1]),
+                              naive_decode(q, *world.kv[("draft", 1)][2], LAYERS[1]), atol=1e-3)
+    want = dense_attention(q[None], k, v, window_left=LAYERS[1].window_left, soft_cap=LAYERS[1].logit_soft_cap,
+                           scale=LAYERS[1].sm_scale)[0]
+    assert torch.allclose(naive_decode(q, k, v, LAYERS[1]), want, atol=1e-5)
