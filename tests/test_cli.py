@@ -186,7 +186,7 @@ def test_check_file_returns_the_findings_as_values(write):
 
 
 def test_codes_explains_one_code_from_the_catalogue(capsys):
-    from swapool.table.codes import CATALOGUE
+    from swapool.swa.codes import CATALOGUE
     assert main(["codes", "unsafe-pool"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("unsafe-pool (error)") and CATALOGUE["unsafe-pool"].fix in out

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import swapool.swa  # noqa: F401  registers the SWA decision's codes
 from swapool.cli import main
-from swapool.table.codes import CATALOGUE
+from swapool.swa.codes import CATALOGUE
 from swapool.table.enums import bound_members
 
 from . import hostile_families as families

@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 
 from swapool.cli import main
-from swapool.table.codes import CATALOGUE as CODES
+from swapool.swa.codes import CATALOGUE as CODES
 from swapool.table.mutate import mutants, run_mutations
 
 from .helpers import SHIPPED, check, line_of, mini

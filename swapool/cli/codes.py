@@ -24,12 +24,10 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
 
 
 def run_codes(args: argparse.Namespace) -> int:
-    import dataclasses
     import difflib
     import textwrap
 
-    from .. import swa  # noqa: F401  registers the SWA decision's own codes
-    from ..table.codes import CATALOGUE
+    from ..swa.codes import CATALOGUE
 
     if args.code is not None and args.code not in CATALOGUE:
         near = difflib.get_close_matches(args.code, CATALOGUE, n=1)
@@ -38,7 +36,8 @@ def run_codes(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     chosen = [CATALOGUE[args.code]] if args.code else list(CATALOGUE.values())
     if args.format == "json":
-        print(to_json([dataclasses.asdict(c) for c in chosen], indent=2))
+        print(to_json([{"name": c.name, "severity": c.severity, "summary": c.summary, "why": c.why,
+                        "example": c.example, "fix": c.fix, "variants": c.variants} for c in chosen], indent=2))
     elif args.code:
         c = chosen[0]
         print(f"{c.name} ({c.severity})\n")

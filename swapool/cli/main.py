@@ -8,7 +8,6 @@ import os
 import sys
 from typing import Any, Sequence, TextIO
 
-from .. import swa  # noqa: F401  the SWA decision's finding codes, for findings, SARIF and `codes`
 from .._version import __version__
 from ..table.partition import BudgetExceeded
 from . import codes, diff, explain, mutate, plan, show, validate

@@ -84,15 +84,16 @@ def _check_quietly(args: argparse.Namespace, path: str) -> Any:
 
     if path != "-":
         return check_path(path, display=path, enums=enum_policy(args), contracts=CONTRACTS)
+    from ..table.codes import IO, Io
     from ..table.diagnostics import Span, error
     from ..table.source import MAX_BYTES
 
     name = getattr(args, "stdin_filename", None) or "<stdin>"
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
-        return Checked(name, None, (error("io", Span(name, 1, 1), problem="closed", file=name),))
+        return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.CLOSED, file=name),))
     raw = sys.stdin.buffer.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
-        return Checked(name, None, (error("io", Span(name, 1, 1), problem="too-large", file=name, limit=MAX_BYTES),))
+        return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.TOO_LARGE, file=name, limit=MAX_BYTES),))
     folder = os.path.dirname(args.stdin_filename) or "." if getattr(args, "stdin_filename", None) else None
     return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)
 

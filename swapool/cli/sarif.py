@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .._version import __version__
-from ..table.codes import CATALOGUE
+from ..swa.codes import CATALOGUE
 from ..table.diagnostics import Diagnostic, Severity, Span, visible
 from .render import to_json
 from .snippets import Sources

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..table.analysis import Analysis
 from ..table.diagnostics import Diagnostic, error
+from .codes import DECISION_KIND, UNSAFE_POOL, Answer, Shape
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
 
 
@@ -22,17 +23,17 @@ def check_contract(analysis: Analysis) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for inp in table.inputs:
         if inp.name not in SWA_FACTS and inp.name not in SELECTORS:
-            found.append(error("decision-kind", inp.span, problem="not-a-fact", expected=list(SWA_FACTS + SELECTORS),
+            found.append(error(DECISION_KIND, inp.span, problem=Shape.NOT_A_FACT, expected=list(SWA_FACTS + SELECTORS),
                                got=inp.name, decision=DECISION, reads=list(SWA_FACTS), selectors=list(SELECTORS)))
         elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
-            found.append(error("decision-kind", inp.span, problem="pool-values", input=inp.name,
+            found.append(error(DECISION_KIND, inp.span, problem=Shape.POOL_VALUES, input=inp.name,
                                expected=list(POOL_VALUES), got=list(inp.values)))
         elif inp.name in BOOL_FACTS and not inp.is_bool:
-            found.append(error("decision-kind", inp.span, problem="bool-fact", input=inp.name, expected="type: bool",
+            found.append(error(DECISION_KIND, inp.span, problem=Shape.BOOL_FACT, input=inp.name, expected="type: bool",
                                got=list(inp.values)))
     extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
     if extra:
-        found.append(error("decision-kind", table.output.span, problem="outputs", expected=list(SWA_OUTPUTS), got=extra))
+        found.append(error(DECISION_KIND, table.output.span, problem=Shape.OUTPUTS, expected=list(SWA_OUTPUTS), got=extra))
     if found:
         return found
     return _unsafe_answers(analysis)
@@ -62,8 +63,8 @@ def _unsafe_answers(analysis: Analysis) -> list[Diagnostic]:
             bad = reg
             read = {}
         reported.add(ri)
-        found.append(error("unsafe-pool", rule.span, rules=(rule.id,), witness=table.point(bad),
-                           problem="read" if read else "unread", rule=rule.id, fact=fact, expected={fact: "swa"},
+        found.append(error(UNSAFE_POOL, rule.span, rules=(rule.id,), witness=table.point(bad),
+                           problem=Answer.READ if read else Answer.UNREAD, rule=rule.id, fact=fact, expected={fact: "swa"},
                            got=rule.then, **read))
     return found
 

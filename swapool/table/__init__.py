@@ -16,7 +16,7 @@ _EXPORTS = {
     "check_bytes": "check", "check_path": "check", "check_document": "check", "Checked": "check",
     "Decider": "decider", "PolicyError": "decider", "Explanation": "decider",
     "Diagnostic": "diagnostics", "Severity": "diagnostics", "Span": "diagnostics",
-    "Code": "codes", "CATALOGUE": "codes", "register": "codes",
+    "Code": "codes", "CODES": "codes",
     "Decision": "diagram", "Diagram": "diagram",
     "EnumPolicy": "enums", "Table": "model", "Input": "model", "Rule": "model",
     "Budget": "partition", "BudgetExceeded": "partition",
@@ -26,7 +26,7 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .check import Checked, check_bytes, check_document, check_path
-    from .codes import CATALOGUE, Code, register
+    from .codes import CODES, Code
     from .decider import Decider, Explanation, PolicyError
     from .diagnostics import Diagnostic, Severity, Span
     from .diagram import Decision, Diagram

@@ -9,6 +9,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from .codes import (ANALYSIS_BUDGET, CASE_FAILED, EMPTY_CELL, FULL_DOMAIN_CELL, GAP, INVARIANT, MERGEABLE_RULES, OVERLAP, REDUNDANT_RULE,
+                    UNCASED_VALUE, UNNAMED_VALUE, UNREACHABLE_RULE, UNUSED_INPUT, Hiding, Over, Overlap, Redundant)
 from .diagnostics import Diagnostic, Related, error, note, warning
 from .emit import mask_cell, rule_data
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
@@ -41,7 +43,7 @@ class Analysis:
             yield reg, None if p is None else order[p]
 
     def out_of_budget(self, exc: BudgetExceeded) -> Diagnostic:
-        return error("analysis-budget", self.table.rules_span, problem="steps", what=exc.what, limit=exc.limit)
+        return error(ANALYSIS_BUDGET, self.table.rules_span, problem=Over.STEPS, what=exc.what, limit=exc.limit)
 
 
 def analyse(table: Table, budget: Budget) -> Analysis:
@@ -152,7 +154,7 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
     policy = table.hit_policy
     found: list[Diagnostic] = []
     for n, reg in enumerate(cov.gaps, 1):
-        found.append(error("gap", table.rules_span, witness=table.point(reg), region=table.terms(reg),
+        found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
                            closing=closing_rule(table, reg, n), outputs=list(table.output.values)))
     conflicts = 0
     if cov.overlaps is not None:
@@ -163,19 +165,19 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
             found += made
     if policy is HitPolicy.UNIQUE or conflicts:  # under any, the conflicts first: no rule is redundant yet
         return found
-    variant = "later" if policy is HitPolicy.FIRST else "others"
+    variant = Redundant.LATER if policy is HitPolicy.FIRST else Redundant.OTHERS
     for r in rules:
         if is_empty(r.cube) or r.index in cov.fires:
             continue
         if policy.ordered:
             hiders = [rules[h].id for h in _hiders(table, r)]
-            found.append(error("unreachable-rule", r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
-                               problem=policy.value, rule=r.id, hiders=hiders))
+            found.append(error(UNREACHABLE_RULE, r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
+                               problem=Hiding(policy.value), rule=r.id, hiders=hiders))
         else:
-            found.append(warning("redundant-rule", r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+            found.append(warning(REDUNDANT_RULE, r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
     for i in cov.redundant:
         r = rules[i]
-        found.append(warning("redundant-rule", r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+        found.append(warning(REDUNDANT_RULE, r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
     return found
 
 
@@ -228,7 +230,7 @@ def mergeable_rules(table: Table, cov: Coverage) -> list[Diagnostic]:
             merged["when"] = {i.name: mask_cell(inp, union) if i is inp else written[i.name]
                               for i in table.inputs if (union != inp.full if i is inp else i.name in written)}
             ids = [rules[m].id for m in members]
-            found.append(note("mergeable-rules", first.span, rules=tuple(ids), related=tuple(
+            found.append(note(MERGEABLE_RULES, first.span, rules=tuple(ids), related=tuple(
                 Related("rule", rules[m].id, rules[m].span) for m in members[1:]), input=inp.name, merged=merged,
                 then=first.then, ids=ids))
     return found
@@ -276,16 +278,16 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
     for e in conflicting[:CONFLICTS_EACH]:
         a = rules[e]
         reg = intersect(a.cube, b.cube)
-        found.append(error("overlap", b.span, rules=(a.id, b.id), witness=table.point(reg),
-                           related=(Related("rule", a.id, a.span),), problem="conflict", first=a.id,
+        found.append(error(OVERLAP, b.span, rules=(a.id, b.id), witness=table.point(reg),
+                           related=(Related("rule", a.id, a.span),), problem=Overlap.CONFLICT, first=a.id,
                            first_then=a.then, rule=b.id, then=b.then, region=table.terms(reg)))
     rest = conflicting[CONFLICTS_EACH:] + (alike if alike_too else [])
     if rest:
         a = rules[rest[0]]
         reg = intersect(a.cube, b.cube)
         partners = [rules[e].id for e in rest]
-        found.append(error("overlap", b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
-                           related=(Related("rule", a.id, a.span),), problem="shared", rule=b.id, partners=partners,
+        found.append(error(OVERLAP, b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
+                           related=(Related("rule", a.id, a.span),), problem=Overlap.SHARED, rule=b.id, partners=partners,
                            total=total - len(conflicting[:CONFLICTS_EACH]) - (0 if alike_too else len(alike)),
                            same=not conflicting[CONFLICTS_EACH:], then=b.then,
                            partner_outputs=[rules[e].then for e in rest], region=table.terms(reg)))
@@ -330,7 +332,7 @@ def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
                 continue
             reported.add(ri)
             found.append(error(
-                "invariant", rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
+                INVARIANT, rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
                 related=(Related("invariant", inv.id, inv.span),), rule=rule.id, invariant=inv.id,
                 region=table.terms(bad), then=rule.then, expected=_requirement(table, inv), got=what, why=inv.why))
     return found
@@ -355,7 +357,7 @@ def failing_cases(analysis: Analysis) -> list[Diagnostic]:
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
-            found.append(error("case-failed", case.span, rules=(got.id,) if got else (), witness=table.point(reg),
+            found.append(error(CASE_FAILED, case.span, rules=(got.id,) if got else (), witness=table.point(reg),
                                case=case.index + 1, expected=case.expect, got=got.then if got else None,
                                rule=got.id if got else None))
             break
@@ -377,7 +379,7 @@ def uncased_values(table: Table) -> list[Diagnostic]:
         if not left_out:
             continue
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
-        found.append(warning("uncased-value", inp.span, expected="a case naming each value", got=list(left_out),
+        found.append(warning(UNCASED_VALUE, inp.span, expected="a case naming each value", got=list(left_out),
                              input=inp.name, enum=inp.enum, homes=homes))
     return found
 
@@ -392,17 +394,17 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
             named[j] |= cell.named
             if cell.mask == 0:
-                found.append(error("empty-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
+                found.append(error(EMPTY_CELL, cell.span or rule.span, rules=(rule.id,), rule=rule.id,
                                    input=inp.name))
             elif cell.form is CellForm.LIST and cell.mask == inp.full and len(inp.values) > 1:
-                found.append(warning("full-domain-cell", cell.span or rule.span, rules=(rule.id,), rule=rule.id,
+                found.append(warning(FULL_DOMAIN_CELL, cell.span or rule.span, rules=(rule.id,), rule=rule.id,
                                      input=inp.name))
     for j, inp in enumerate(table.inputs):
         unnamed = inp.full & ~named[j]
         if not unnamed:
             continue
         if unnamed == inp.full:
-            found.append(warning("unused-input", inp.span, input=inp.name))
+            found.append(warning(UNUSED_INPUT, inp.span, input=inp.name))
             continue
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
@@ -410,6 +412,6 @@ def lint_cells(table: Table) -> list[Diagnostic]:
         absorbers = [r.id for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = note if inp.wildcard else error  # wildcard: true is the author opting in
-        found.append(report("unnamed-value", inp.span, rules=tuple(absorbers), got=list(left_out), input=inp.name,
+        found.append(report(UNNAMED_VALUE, inp.span, rules=tuple(absorbers), got=list(left_out), input=inp.name,
                             absorbers=absorbers, wildcard=inp.wildcard))
     return found

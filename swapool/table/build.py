@@ -7,6 +7,8 @@ from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
 from .cells import make_cell, matched, read_cell
+from .codes import (ANALYSIS_BUDGET, DUPLICATE_RULE_ID, DUPLICATE_VALUE, RESERVED_NAME, UNKNOWN_INPUT, UNKNOWN_SET,
+                    UNKNOWN_VALUE, Domain, Listed, Over)
 from .diagnostics import Diagnostic, Suggestions, error
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .source import Document
@@ -69,7 +71,7 @@ class _TableBuilder:
         d = self.doc.data
         rows = len(d["rules"]) + len(d.get("cases", [])) + 2 * len(d.get("invariants", []))
         if len(d["inputs"]) * rows > MAX_CELLS:
-            self.diagnostics.append(error("analysis-budget", self.doc.span(("rules",)), problem="cells",
+            self.diagnostics.append(error(ANALYSIS_BUDGET, self.doc.span(("rules",)), problem=Over.CELLS,
                                           inputs=len(d["inputs"]), rows=rows, cells=len(d["inputs"]) * rows,
                                           limit=MAX_CELLS))
             return None
@@ -79,14 +81,14 @@ class _TableBuilder:
         self.index = {i.name: k for k, i in enumerate(inputs)}
         self.any_cells = tuple(Cell(i.full, CellForm.ANY, 0, None) for i in inputs)  # an input left out
         out_values = tuple(d["output"]["values"])
-        self.check_unique(out_values, ("output", "values"), "output", None)
+        self.check_unique(out_values, ("output", "values"), Listed.OUTPUT, None)
         self.output = Output(out_values, self.doc.span(("output",)), d["output"].get("description"))
         self.whole_failed = bool(self.diagnostics)
         rules = self.each(Rule, d["rules"], self.rule)
         seen: dict[str, Rule] = {}
         for r in rules:
             if r.id in seen:
-                self.diagnostics.append(error("duplicate-rule-id", self.doc.span(("rules", r.index, "id")),
+                self.diagnostics.append(error(DUPLICATE_RULE_ID, self.doc.span(("rules", r.index, "id")),
                                               got=r.id, first_line=seen[r.id].span.line))
                 self.failed[Rule].add(r.index)
             seen.setdefault(r.id, r)
@@ -96,19 +98,19 @@ class _TableBuilder:
                      self.output, rules, cases, invariants, d.get("description"),
                      self.doc.key_span(("rules",)), self.doc.span(("decision",)))
 
-    def check_unique(self, values: tuple, path: tuple, problem: str, input: str | None, doc: Document | None = None,
+    def check_unique(self, values: tuple, path: tuple, problem: Listed, input: str | None, doc: Document | None = None,
                      **facts: Any) -> None:
         seen: set = set()
         for i, v in enumerate(values):
             if v in seen:
-                self.diagnostics.append(error("duplicate-value", (doc or self.doc).span(path + (i,)), problem=problem,
+                self.diagnostics.append(error(DUPLICATE_VALUE, (doc or self.doc).span(path + (i,)), problem=problem,
                                               got=v, input=input, **facts))
             seen.add(v)
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
         path = ("inputs", name)
         if name == OUTPUT:
-            self.diagnostics.append(error("reserved-name", self.doc.key_span(path), expected="another name", got=name))
+            self.diagnostics.append(error(RESERVED_NAME, self.doc.key_span(path), expected="another name", got=name))
         origin, source, local = self.doc, None, spec
         if "from" in spec:  # the domain comes from there; what is said here about it stays
             origin, source = self.imported[name], spec["from"]
@@ -119,7 +121,7 @@ class _TableBuilder:
         sets: dict[str, list] = spec.get("sets", {})
         if "values" in spec:
             values = tuple(spec["values"])
-            self.check_unique(values, path + ("values",), "input", name, origin)
+            self.check_unique(values, path + ("values",), Listed.INPUT, name, origin)
             written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
         else:  # the sets' members, in the order they are first listed
             written = {}
@@ -133,7 +135,7 @@ class _TableBuilder:
         masks = []
         for set_name, members in sets.items():
             at = path + ("sets", set_name)
-            self.check_unique(tuple(members), at, "set", name, origin, set=set_name)
+            self.check_unique(tuple(members), at, Listed.SET, name, origin, set=set_name)
             masks.append((set_name, self.value_mask(inp, members, at, doc=origin)))
         return dataclasses.replace(inp, sets=tuple(masks)) if masks else inp
 
@@ -155,14 +157,14 @@ class _TableBuilder:
                 continue
             declared = list(inp.set_masks)
             self.diagnostics.append(error(
-                "unknown-set", self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name,
+                UNKNOWN_SET, self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name,
                 input=inp.name, suggestion=self.suggest(set_name, declared)))
         return mask
 
     def unknown_value(self, inp: Input, v: Any, path: tuple, doc: Document | None = None) -> None:
         hint = "yaml-bool" if isinstance(v, bool) and not inp.is_bool else "bool" if inp.is_bool else ""
         self.diagnostics.append(error(
-            "unknown-value", (doc or self.doc).span(path), problem="input", expected=inp.values, got=v,
+            UNKNOWN_VALUE, (doc or self.doc).span(path), problem=Domain.INPUT, expected=inp.values, got=v,
             input=inp.name, hint=hint, suggestion=None if hint else self.suggest(v, inp.values)))
 
     def named(self, inp: Input, raw: Any, path: tuple) -> tuple[CellForm, int, tuple[str, ...]]:
@@ -210,13 +212,13 @@ class _TableBuilder:
         inp = self.by_name.get(name)
         if inp is None:
             known = list(self.by_name) + ([OUTPUT] if allow_output else [])
-            self.diagnostics.append(error("unknown-input", self.doc.key_span(path + (name,)), expected=known, got=name,
+            self.diagnostics.append(error(UNKNOWN_INPUT, self.doc.key_span(path + (name,)), expected=known, got=name,
                                           suggestion=self.suggest(name, known)))
         return inp
 
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
-            self.diagnostics.append(error("unknown-value", self.doc.span(path), problem="output",
+            self.diagnostics.append(error(UNKNOWN_VALUE, self.doc.span(path), problem=Domain.OUTPUT,
                                           expected=self.output.values, got=value,
                                           suggestion=self.suggest(value, self.output.values)))
 

@@ -12,6 +12,7 @@ from typing import Callable, Mapping
 
 from .analysis import Analysis, analyse
 from .build import build_parts
+from .codes import ANALYSIS_PARTIAL
 from .diagnostics import Diagnostic, note
 from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
@@ -90,7 +91,7 @@ def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPo
     The table itself stays unbuilt: nothing decides with it."""
     findings = analyse(partial, Budget()).findings + check_enum_bindings(partial, enums)
     marked = [dataclasses.replace(d, facts={**d.facts, "partial": True}) for d in findings]
-    return [note("analysis-partial", partial.rules_span, rules_left_out=left_out["rules_left_out"],
+    return [note(ANALYSIS_PARTIAL, partial.rules_span, rules_left_out=left_out["rules_left_out"],
                  cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),
             *marked]
 

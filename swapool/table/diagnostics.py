@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
-from .codes import CATALOGUE
+from .codes import Code, Wording, reads
 from .text import describe_fact, format_value, format_witness, shown_list, visible
 
 __all__ = ["Severity", "Span", "Related", "Diagnostic", "error", "warning", "note", "suggest", "Suggestions",
@@ -41,10 +41,6 @@ class Span(NamedTuple):
         return f"{visible(self.file)}:{self.line}:{self.column}"
 
 
-#: (code, variant) -> the facts its words read, worked out once per pair.
-_NEEDS: dict[tuple[str, str], frozenset[str]] = {}
-
-
 class Related(NamedTuple):
     """Another place a finding is about: what is there (a rule, an invariant), its id
     when it has one, and where."""
@@ -60,17 +56,17 @@ class Related(NamedTuple):
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: a stable code, where it is, and what it is about.
+    """One finding: its code's entry, where it is, and what it is about.
 
     `facts` are what the finding is about, in full (the region, the value and what was
-    expected, the rules): its code's entry words them (`message`, `help`), and JSON and
+    expected, the rules; `problem`, the code's variant): its code words them (`message`, `help`), and JSON and
     SARIF carry them. `expected` and `got` are facts most codes have, and `keyword` (the
     JSON Schema keyword a `schema` finding is about) those findings; all three read as
     attributes, and the input a finding is about is its `input` fact. `rules` names the rules
     involved; `witness` is one concrete input it is about; `related` other places.
     """
 
-    code: str
+    entry: Code
     severity: Severity
     span: Span | None = None
     facts: Mapping[str, Any] = field(default_factory=dict, hash=False)
@@ -79,27 +75,32 @@ class Diagnostic:
     related: tuple[Related, ...] = field(default=(), hash=False, compare=False)
 
     def __post_init__(self) -> None:
-        entry = CATALOGUE.get(self.code)
-        if entry is None:
-            raise ValueError(f"finding code {self.code!r} is not registered (swapool/table/codes.py: register)")
-        problem = self.facts.get("problem", "")
-        needs = _NEEDS.get((self.code, problem))
-        if needs is None:
-            if problem not in entry.variants():
-                raise ValueError(f"finding code {self.code!r} has no variant {problem!r}")
-            needs = _NEEDS[self.code, problem] = entry.needs(problem)
-        if not needs <= self.facts.keys():
-            raise ValueError(f"a {self.code!r} finding needs the facts {sorted(needs - self.facts.keys())}")
+        _, needed = reads(self._wording)
+        if not needed <= self.facts.keys():
+            raise ValueError(f"a {self.code!r} finding needs the facts {sorted(needed - self.facts.keys())}")
+
+    @property
+    def _wording(self) -> Wording:
+        return self.entry.wording(self.facts.get("problem"))
+
+    def _words(self) -> tuple[str, str | None]:
+        wording = self._wording
+        names, _ = reads(wording)
+        return wording(**{name: self.facts[name] for name in names if name in self.facts})
+
+    @property
+    def code(self) -> str:
+        return self.entry.name
 
     @property
     def message(self) -> str:
         """What is wrong, in its code's words."""
-        return CATALOGUE[self.code].message(self.facts)
+        return self._words()[0]
 
     @property
     def help(self) -> str | None:
         """How to fix it, in its code's words (None when the code has no advice here)."""
-        return CATALOGUE[self.code].help(self.facts)
+        return self._words()[1]
 
     @property
     def expected(self) -> Any:
@@ -153,18 +154,18 @@ class Diagnostic:
         return "\n".join([self.header(), *self.notes()])
 
 
-def error(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
+def error(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
           related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
     return Diagnostic(code, Severity.ERROR, span, facts, rules, witness, related)
 
 
-def warning(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (),
+def warning(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (),
             witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = (),
             **facts: Any) -> Diagnostic:
     return Diagnostic(code, Severity.WARNING, span, facts, rules, witness, related)
 
 
-def note(code: str, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
+def note(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
          related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
     return Diagnostic(code, Severity.NOTE, span, facts, rules, witness, related)
 

@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from .codes import ENUM_EXTRA_VALUE, ENUM_IMPORT, ENUM_IMPORT_FAILED, ENUM_MISSING_MEMBER, ENUM_NOT_ALLOWED
 from .diagnostics import Diagnostic, error, note, warning
 from .model import Input, Table
 
@@ -109,15 +110,15 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
         module = inp.enum.split(":")[0]
         top = module.split(".")[0]
         if not policy.allows(module):
-            found.append(warning("enum-not-allowed", inp.span, input=inp.name, enum=inp.enum,
+            found.append(warning(ENUM_NOT_ALLOWED, inp.span, input=inp.name, enum=inp.enum,
                                  allowed=list(policy.allowed), setting=ENV_ENUM_MODULES))
             continue
         if not _installed(top):
-            found.append(note("enum-import", inp.span, input=inp.name, enum=inp.enum, module=top))
+            found.append(note(ENUM_IMPORT, inp.span, input=inp.name, enum=inp.enum, module=top))
             continue
         members = bound_members(inp.enum)
         if isinstance(members, str):
-            found.append(warning("enum-import-failed", inp.span, input=inp.name, enum=inp.enum, module=top,
+            found.append(warning(ENUM_IMPORT_FAILED, inp.span, input=inp.name, enum=inp.enum, module=top,
                                  reason=members))
             continue
         found += drift(inp, members)
@@ -129,10 +130,10 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
     found = []
     for name in members:
         if name not in inp.values:
-            found.append(error("enum-missing-member", inp.span, input=inp.name, enum=inp.enum, got=name,
+            found.append(error(ENUM_MISSING_MEMBER, inp.span, input=inp.name, enum=inp.enum, got=name,
                                sets=[n for n, _ in inp.sets]))
     for i, v in enumerate(inp.values):
         if v not in members:
-            found.append(warning("enum-extra-value", inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
+            found.append(warning(ENUM_EXTRA_VALUE, inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
                                  input=inp.name, enum=inp.enum, got=v, expected=members))
     return found

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from .generated import schema_check
 from .cells import ANY_CELL
+from .codes import SCHEMA, Schema
 from .diagnostics import Diagnostic, error, suggest
 from .source import Document
 
@@ -118,8 +119,8 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
     got: Any = err.instance
     span = doc.span(path)
 
-    def found(problem: str, *, at: Any = None, want: Any = expected, have: Any = got, **facts: Any) -> Diagnostic:
-        return error("schema", at or span, problem=problem, expected=want, got=have, keyword=keyword,
+    def found(problem: Schema, *, at: Any = None, want: Any = expected, have: Any = got, **facts: Any) -> Diagnostic:
+        return error(SCHEMA, at or span, problem=problem, expected=want, got=have, keyword=keyword,
                      **_place(doc, path), **facts)
 
     if keyword == "additionalProperties" and isinstance(got, dict):
@@ -127,32 +128,32 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         extra = [k for k in got if k not in allowed]
         if extra and allowed:
             typo = _typo(err)
-            return found("unknown-key", at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0],
+            return found(Schema.UNKNOWN_KEY, at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0],
                          suggestion=typo[1] if typo and typo[0] == extra[0] else None)
     if keyword == "required" and isinstance(got, dict):
-        return found("missing-key", want=[k for k in expected if k not in got], have=list(got))
+        return found(Schema.MISSING_KEY, want=[k for k in expected if k not in got], have=list(got))
     if keyword == "type":
-        return found("type", want=_yaml_type(expected), have=_kind(got), value=got)
+        return found(Schema.TYPE, want=_yaml_type(expected), have=_kind(got), value=got)
     if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":
-        return found("domain", want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
+        return found(Schema.DOMAIN, want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
                      input=path[1], given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
     if keyword == "anyOf" and path[-1:] == ("in",):
-        return found("set-name", want="set name", have=_kind(got), value=got)
+        return found(Schema.SET_NAME, want="set name", have=_kind(got), value=got)
     if keyword == "anyOf":
         return _cell_error(doc, err, path)
     if keyword == "propertyNames":
-        return found("identifier", want="identifier")
+        return found(Schema.IDENTIFIER, want="identifier")
     if keyword == "pattern":
-        return found("pattern")
+        return found(Schema.PATTERN)
     if keyword == "const":
-        return found("const")
+        return found(Schema.CONST)
     if keyword == "enum":
-        return found("enum", suggestion=suggest(got, expected))
+        return found(Schema.ENUM, suggestion=suggest(got, expected))
     if keyword == "not" and got == ANY_CELL:
-        return found("dash-value", want="a value name")
+        return found(Schema.DASH_VALUE, want="a value name")
     if keyword in ("minItems", "minProperties", "minLength"):
-        return found("empty", want=f"{keyword} {expected}")
-    return found("other", detail=err.message)
+        return found(Schema.EMPTY, want=f"{keyword} {expected}")
+    return found(Schema.OTHER, detail=err.message)
 
 
 def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> Diagnostic:
@@ -164,8 +165,8 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> 
         extra = [k for k in value if k not in _CELL_KEYS]
         if extra or len(value) != 1:
             at = extra[0] if extra else list(value)[-1] if value else None
-            problem = "cell-key" if extra else "cell-keys" if value else "cell-empty"
-            return error("schema", doc.key_span(path + (at,)) if at else doc.span(path), problem=problem,
+            problem = Schema.CELL_KEY if extra else Schema.CELL_KEYS if value else Schema.CELL_EMPTY
+            return error(SCHEMA, doc.key_span(path + (at,)) if at else doc.span(path), problem=problem,
                          expected=list(_CELL_KEYS), got=at, keyword="additionalProperties",
                          suggestion=suggest(at, list(_CELL_KEYS)) if extra else None, **_place(doc, path))
         (key,) = value  # the branch of that key says what is wrong inside it
@@ -178,7 +179,7 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> 
         inside = [e for e in err.context if e.relative_path or e.validator != "type"]
         if inside:
             return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
-    return error("schema", doc.span(path), problem="cell-form",
+    return error(SCHEMA, doc.span(path), problem=Schema.CELL_FORM,
                  expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"], got=_kind(value),
                  value=value, keyword="anyOf", **_place(doc, path))
 

@@ -15,6 +15,7 @@ from yaml.constructor import SafeConstructor
 from yaml.events import CollectionStartEvent, CollectionEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .codes import IO, SCHEMA, YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_KEY_TYPE, YAML_SYNTAX, YAML_TAG, Io, Schema, Tag, Yaml
 from .diagnostics import Diagnostic, Span, error
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
@@ -104,31 +105,31 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     on read) is taken as empty without reading it, so a path can never make a check block."""
     name = display if display is not None else str(path)
     if not os.fspath(path):
-        return None, [error("io", Span("<empty path>", 1, 1), problem="empty-path")]
+        return None, [error(IO, Span("<empty path>", 1, 1), problem=Io.EMPTY_PATH)]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        return None, [error("io", Span(name, 1, 1), problem="missing", file=name)]
+        return None, [error(IO, Span(name, 1, 1), problem=Io.MISSING, file=name)]
     except IsADirectoryError:
-        return None, [error("io", Span(name, 1, 1), problem="directory", file=name)]
+        return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
     except OSError as exc:
-        return None, [error("io", Span(name, 1, 1), problem="unreadable", file=name, reason=str(exc.strerror or exc))]
+        return None, [error(IO, Span(name, 1, 1), problem=Io.UNREADABLE, file=name, reason=str(exc.strerror or exc))]
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            return None, [error("io", Span(name, 1, 1), problem="directory", file=name)]
+            return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
         if not stat.S_ISREG(info.st_mode):
-            return None, [error("io", Span(name, 1, 1), problem="not-regular", file=name)]
+            return None, [error(IO, Span(name, 1, 1), problem=Io.NOT_REGULAR, file=name)]
         if info.st_size == 0:
             return b"", []
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, [error("io", Span(name, 1, 1), problem="unreadable", file=name, reason=str(exc.strerror or exc))]
+        return None, [error(IO, Span(name, 1, 1), problem=Io.UNREADABLE, file=name, reason=str(exc.strerror or exc))]
     finally:
         os.close(fd)
     if len(raw) > MAX_BYTES:
-        return None, [error("io", Span(name, 1, 1), problem="too-large", file=name, limit=MAX_BYTES)]
+        return None, [error(IO, Span(name, 1, 1), problem=Io.TOO_LARGE, file=name, limit=MAX_BYTES)]
     return raw, []
 
 
@@ -140,22 +141,22 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
         raw = raw.encode("utf-8")
     digest = digest or digest_of(raw)
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return None, [error("io", Span(file, 1, 1), problem="utf-16")]
+        return None, [error(IO, Span(file, 1, 1), problem=Io.UTF_16)]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, [error("io", Span(file, line, column), problem="not-utf-8", byte=raw[exc.start])]
+        return None, [error(IO, Span(file, line, column), problem=Io.NOT_UTF_8, byte=raw[exc.start])]
     where = _Lines(file, text)
     if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
         first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
         tab = text[first] == "\t"
-        return None, [error("yaml-syntax", where.at(first), problem="tab" if tab else "bom")]
+        return None, [error(YAML_SYNTAX, where.at(first), problem=Yaml.TAB if tab else "bom")]
     try:
         root = _compose(text)
         if root is None:
-            return None, [error("schema", Span(file, 1, 1), problem="no-document")]
+            return None, [error(SCHEMA, Span(file, 1, 1), problem=Schema.NO_DOCUMENT)]
         data = _Builder(where, max(MAX_NODES, len(text))).value(root, 0, False)
     except _Reject as rej:
         return None, [rej.diagnostic]
@@ -165,12 +166,12 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
             return None, [_syntax_error(exc, where)]
         mark = _too_deep_at(text)
         span = where.at_mark(mark) if mark is not None else Span(file, 1, 1)
-        return None, [error("yaml-syntax", span, problem="too-deep", limit=MAX_DEPTH)]
+        return None, [error(YAML_SYNTAX, span, problem=Yaml.TOO_DEEP, limit=MAX_DEPTH)]
     except yaml.reader.ReaderError as exc:
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
-        return None, [error("yaml-syntax", where.at(exc.position), problem="control-character", char=char)]
+        return None, [error(YAML_SYNTAX, where.at(exc.position), problem=Yaml.CONTROL_CHARACTER, char=char)]
     except yaml.YAMLError as exc:
-        return None, [error("yaml-syntax", Span(file, 1, 1), problem="parser", parser=str(exc).splitlines()[0])]
+        return None, [error(YAML_SYNTAX, Span(file, 1, 1), problem=Yaml.PARSER, parser=str(exc).splitlines()[0])]
     return Document(file, data, root, digest, where), []
 
 
@@ -210,7 +211,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
         # libyaml's composer leaves the name out; one wording whatever the build
         name = _ALIAS_OR_ANCHOR.match(where.text, mark.index)
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
-    return error("yaml-syntax", span, problem="parser", parser=problem, at=at)
+    return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at)
 
 
 def editor_lines(text: str) -> list[str]:
@@ -270,14 +271,14 @@ class _Builder:
     def value(self, node: Node, depth: int, flow: bool) -> Any:
         self.built += 1
         if self.built > self.max_nodes:
-            raise _Reject(error("yaml-alias-bomb", self.span(node), limit=self.max_nodes))
+            raise _Reject(error(YAML_ALIAS_BOMB, self.span(node), limit=self.max_nodes))
         if depth > MAX_DEPTH:
-            raise _Reject(error("yaml-syntax", self.span(node), problem="too-deep", limit=MAX_DEPTH))
+            raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.TOO_DEEP, limit=MAX_DEPTH))
         if isinstance(node, ScalarNode):
             return self.scalar(node, flow)
         if id(node) in self.open:
             anchor = _ALIAS_OR_ANCHOR.search(self.text, node.start_mark.index)
-            raise _Reject(error("yaml-syntax", self.span(node), problem="recursive-alias",
+            raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.RECURSIVE_ALIAS,
                                 anchor=anchor.group(1) if anchor else "?"))
         flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
         self.open.add(id(node))
@@ -293,9 +294,9 @@ class _Builder:
             for key_node, value_node in node.value:
                 key = self.value(key_node, depth + 1, flow)
                 if not isinstance(key, str):
-                    raise _Reject(error("yaml-key-type", self.span(key_node), key=key))
+                    raise _Reject(error(YAML_KEY_TYPE, self.span(key_node), key=key))
                 if key in keys:
-                    raise _Reject(error("yaml-duplicate-key", self.span(key_node), key=key,
+                    raise _Reject(error(YAML_DUPLICATE_KEY, self.span(key_node), key=key,
                                         first_line=self.span(keys[key]).line))
                 keys[key] = key_node
                 built[key] = self.value(value_node, depth + 1, flow)
@@ -315,12 +316,12 @@ class _Builder:
             self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
         if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
-            raise _Reject(error("yaml-tag", self.span(node), problem="long-number", length=len(node.value),
+            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.LONG_NUMBER, length=len(node.value),
                                 limit=MAX_NUMBER_CHARS))
         try:
             return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, node)
         except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            raise _Reject(error("yaml-tag", self.span(node), problem="bad-value", value=node.value,
+            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.BAD_VALUE, value=node.value,
                                 kind=kind)) from None
 
     def dialect(self, node: ScalarNode, flow: bool) -> None:
@@ -335,20 +336,20 @@ class _Builder:
                 while i < len(self.text) and self.text[i] in "+-0123456789":
                     i += 1
                 if self.text[i:i + 1] == "#":
-                    raise _Reject(error("yaml-syntax", self.span(node), problem="block-comment"))
+                    raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.BLOCK_COMMENT))
             return
         if not flow:
             return
         if "?" in value or ":" in value:
             if ":" in value or self.odd:
-                raise _Reject(error("yaml-syntax", self.span(node), problem="flow-indicator",
+                raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.FLOW_INDICATOR,
                                     char="?" if "?" in value else ":", value=value))
         elif self.odd and self.text[end.index:end.index + 2] in _TIGHT_COLON:
-            raise _Reject(error("yaml-syntax", self.lines.at_mark(end), problem="tight-colon"))
+            raise _Reject(error(YAML_SYNTAX, self.lines.at_mark(end), problem=Yaml.TIGHT_COLON))
 
     def refuse_tag(self, node: Node, on: str) -> None:
         tag = node.tag
         kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if tag in _PLAIN_TAGS:
-            raise _Reject(error("yaml-tag", self.span(node), problem="misfit", kind=kind, on=on))
-        raise _Reject(error("yaml-tag", self.span(node), problem="type", kind=kind))
+            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.MISFIT, kind=kind, on=on))
+        raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.TYPE, kind=kind))
