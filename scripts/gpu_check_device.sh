@@ -27,7 +27,7 @@ case "${1:-}" in
     out="${OUT:-benchmarks/results}/gpu_check.json"
     python3 benchmarks/gpu_check.py --out "$out" 2>&1 | tee "${OUT:-/tmp}/gpu_check.log"
     # the CUDA-only test, which CI skips; flashinfer's JIT modules are cached by now
-    python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py 2>&1 | tee -a "${OUT:-/tmp}/gpu_check.log"
+    python3 -m pytest -q -p no:cacheprovider tests/swa/test_gpu.py 2>&1 | tee -a "${OUT:-/tmp}/gpu_check.log"
     ;;
   *)
     echo "usage: $0 prepare|run" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A CPU-only environment where sglang 0.5.23 imports and serves, to run the compatibility
-# tests against the real engine: tests/test_sglang.py (the resolvers, the plugin as
-# load_plugins() runs it) and tests/test_sglang_server.py (real `sglang.launch_server` starts
+# tests against the real engine: tests/suites/test_sglang.py (the resolvers, the plugin as
+# load_plugins() runs it) and tests/suites/test_sglang_server.py (real `sglang.launch_server` starts
 # of a tiny local model). .ci/run runs it on every submission:
 #
 #   bash scripts/sglang_cpu_env.sh [VENV_DIR]      # default .venv-sglang; ~2.5 GB, a few minutes
@@ -39,4 +39,4 @@ python scripts/sglang_probe.py
 # sglang's enum imports here, so this checks the tables' drift from it: strictly
 swapool validate --strict policies/
 # Here the real-engine tests must run: a failing sglang import is a failure, not a skip.
-SWAPOOL_REQUIRE_SGLANG=1 python -m pytest -q tests/test_sglang.py tests/test_sglang_plugin.py tests/test_sglang_server.py
+SWAPOOL_REQUIRE_SGLANG=1 python -m pytest -q tests/suites/test_sglang.py tests/suites/test_sglang_plugin.py tests/suites/test_sglang_server.py

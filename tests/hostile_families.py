@@ -1,5 +1,5 @@
 """Generators of hostile tables that are too large or too many to keep as files in
-tests/corpus/hostile: each returns YAML text (see test_hardening.py for what each must do)."""
+tests/corpus/hostile: each returns YAML text (see tests/table/test_partition.py for what each must do)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,140 @@
+"""What commands print and return under odd input: escaped text, exit codes, closed
+streams, empty paths, JSON without NaN."""
+
+from __future__ import annotations
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import pytest
+from swapool import PolicyError, load_policy
+from swapool.cli import main
+from swapool.swa.policy import clear_cache
+from .. import hostile_families as families
+from ..helpers import SHIPPED, mini
+
+
+FORGING = textwrap.dedent('''\
+    format: 1
+    decision: demo
+    hit_policy: unique
+    inputs:
+      a: {values: ["x\\e]0;pwned\\a", "y\\nt.yaml:1:1: error[gap]: forged"]}
+    output: {values: [p, q]}
+    rules:
+      - {id: r, when: {a: "x\\e]0;pwned\\a"}, then: p, why: "clears \\e[2J the screen"}
+    ''')
+
+
+
+def test_control_characters_from_a_table_are_shown_escaped_in_every_text_output(write, capsys):
+    path = str(write(FORGING))
+    main(["validate", path])
+    main(["show", path])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b]0;pwned\\x07" in out
+    assert not any(line.startswith("t.yaml:1:1") for line in out.splitlines())
+    gutter = re.compile(r" *\d* \|")  # the source lines under a finding
+    assert all(line.startswith((path, "  = ", "1 file")) or gutter.match(line) for line in out.splitlines()[:6])
+
+
+
+def test_explain_escapes_the_why_it_prints(write, capsys):
+    table = FORGING.replace(', "y\\nt.yaml:1:1: error[gap]: forged"', ", y") + "  - {id: ry, when: {a: y}, then: q}\n"
+    path = str(write(table))
+    assert main(["explain", path, "--set", "a=x\x1b]0;pwned\x07"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "why:      clears \\x1b[2J the screen" in out
+
+
+
+def test_empty_paths_are_errors_not_the_shipped_table(capsys, monkeypatch):
+    assert main(["explain", "", "--set", "active_pool=swa"]) == 2
+    assert "empty path" in capsys.readouterr().err
+    assert main(["show", ""]) == 2
+    assert main(["validate", ""]) == 2
+    clear_cache()
+    monkeypatch.setenv("SWAPOOL_POLICY", "")
+    with pytest.raises(PolicyError, match=r"\$SWAPOOL_POLICY is set but empty"):
+        load_policy()
+
+
+
+def test_quiet_strict_shows_the_warnings_that_fail_it(write, capsys):
+    warned = mini("- {id: r, when: {a: [x, y, z]}, then: p}\n")  # full-domain-cell and unused-input warnings
+    path = str(write(warned))
+    assert main(["validate", "-q", path]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["validate", "--strict", "-q", path]) == 1
+    out = capsys.readouterr().out
+    assert "warning[full-domain-cell]" in out and "warning[unused-input]" in out and "failed (--strict" in out
+
+
+
+def test_show_exit_codes_follow_the_readme(write, capsys, tmp_path):
+    gap = str(write(mini("- {id: rx, when: {a: x}, then: p}\n"), "gap.yaml"))
+    assert main(["show", gap]) == 1
+    broken = str(write(mini("- {id: rx, when: {a: w}, then: p}\n"), "broken.yaml"))
+    assert main(["show", broken]) == 1
+    assert main(["show", str(tmp_path / "missing.yaml")]) == 2
+    capsys.readouterr()
+
+
+
+def test_a_non_utf8_file_name_prints_under_a_strict_utf8_stdout(tmp_path):
+    name = os.fsencode(tmp_path) + b"/\xff.yaml"
+    with open(name, "wb") as fh:
+        fh.write(mini("- {id: rx, when: {a: x}, then: p}\n").encode())
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    done = subprocess.run([os.fsencode(sys.executable), b"-m", b"swapool", b"validate", name],
+                          capture_output=True, env=env)
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr and b"\\udcff.yaml" in done.stdout
+
+
+
+def test_a_reader_that_closes_the_pipe_early_does_not_change_the_verdict(tmp_path):
+    """`swapool validate dir/ | head`: the findings are still exit 1, and no traceback."""
+    for i in range(300):
+        (tmp_path / f"t{i}.yaml").write_text("format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n"
+                                             "  a: {values: [x, y]}\noutput: {values: [p]}\nrules:\n"
+                                             "  - {id: r, when: {a: x}, then: p}\n")
+    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m swapool validate "{tmp_path}" | head -c 10 '
+                                         '>/dev/null; echo "exit ${PIPESTATUS[0]}"'],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "exit 1" and "Traceback" not in done.stderr, done.stderr
+
+
+
+def test_json_output_never_holds_bare_nan_or_infinity(write, capsys):
+    import json
+
+    table = write("format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n  a: {values: [.nan, .inf]}\n"
+                  "output: {values: [p]}\nrules:\n  - {id: r, when: {a: .inf}, then: p}\n")
+    main(["validate", "--format", "json", str(table)])
+    out = capsys.readouterr().out
+    json.loads(out, parse_constant=lambda name: pytest.fail(f"bare {name} in JSON output"))
+
+
+
+def test_standard_input_closed_is_an_io_error_not_a_traceback():
+    done = subprocess.run([sys.executable, "-m", "swapool", "validate", "-"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 2 and "standard input is closed" in done.stdout, done.stderr
+
+
+
+def test_a_fact_given_twice_with_different_values_is_a_usage_error(capsys):
+    assert main(["explain", str(SHIPPED), "--set", "active_pool=swa", "--set", "active_pool=other"]) == 2
+    assert "gives active_pool twice" in capsys.readouterr().err
+
+
+
+@pytest.mark.parametrize("command", [["show"], ["explain", "--set", "i0=v0"], ["diff", "SAME"]])
+def test_a_table_past_the_analysis_budget_is_a_finding_for_every_command(write, capsys, command):
+    path = str(write(families.random_cubes(12, 8, 300)))
+    argv = [command[0], path] + [path if a == "SAME" else a for a in command[1:]]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "too irregular to analyse exactly" in err and "Traceback" not in err

@@ -1,0 +1,133 @@
+"""The README documents every finding code, and the code emits only documented codes."""
+
+import re
+from pathlib import Path
+
+from swapool.swa.codes import CATALOGUE
+from swapool.swa.codes import CATALOGUE as CODES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_generated_docs_are_current():
+    """docs/codes.md is the registry and docs/internals.md's benchmark table the result files."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_codes_md_has_a_row_per_registered_code():
+    rows = [line for line in (ROOT / "docs" / "codes.md").read_text().splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == list(CATALOGUE)
+
+
+def test_the_readme_is_short_and_links_every_doc():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.encode()) <= 12 * 1024
+    for doc in (ROOT / "docs").glob("*.md"):
+        assert f"(docs/{doc.name})" in readme, doc.name
+
+
+def test_every_code_the_package_defines_is_in_the_catalogue():
+    """What `swapool codes`, SARIF and docs/codes.md list: every Code object of every module."""
+    import importlib
+    import pkgutil
+
+    import swapool
+    from swapool.table.codes import Code
+
+    defined = set()
+    for info in pkgutil.walk_packages(swapool.__path__, "swapool."):
+        if info.name.endswith("__main__") or info.name.split(".")[2:3] in (["kv"], ["attention"], ["integrations"]):
+            continue  # the command itself; torch's and sglang's side, which define no code
+        module = importlib.import_module(info.name)
+        defined |= {v for v in vars(module).values() if isinstance(v, Code)}
+    assert len(defined) >= 30 and defined == set(CODES.values()), {c.name for c in defined ^ set(CODES.values())}
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert "python -m pytest -q" in ci
+    assert "python -m pytest -q" in (ROOT / "README.md").read_text()
+
+
+def test_a_finding_without_its_words_facts_or_with_a_variant_its_code_lacks_cannot_be_made():
+    import pytest
+
+    from swapool.table.codes import GAP, IO, Io
+    from swapool.table.diagnostics import error
+
+    with pytest.raises(ValueError, match="no variant 'lost'"):
+        error(IO, problem="lost", file="t.yaml")
+    with pytest.raises(ValueError, match="has no variants"):
+        error(GAP, problem=Io.MISSING, region={}, closing={}, outputs=[])
+    with pytest.raises(ValueError, match=r"needs the facts \['file'\]"):
+        error(IO, problem=Io.MISSING)  # its words read the file's name
+    assert error(IO, problem=Io.MISSING, file="t.yaml").message == "t.yaml: no such file"
+    assert error(IO, problem="missing", file="t.yaml").code == "io"  # a variant's value names it too
+    assert {"decision-kind", "unsafe-pool"} <= set(CODES)  # the SWA decision's own
+
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def code_blocks(path: Path, lang: str = "[a-z]*") -> list[list[str]]:
+    """The fenced code blocks of a page, each as its lines, dedented as a list item indents them."""
+    text = path.read_text(encoding="utf-8")
+    return [[line[len(indent):] for line in body.splitlines()]
+            for indent, body in re.findall(rf"^( *)```{lang}\n(.*?)^\1```", text, re.S | re.M)]
+
+
+def sessions() -> list[list[str]]:
+    """Every code block of the README and docs/ that shows `$ swapool ...` commands."""
+    return [b for page in PAGES for b in code_blocks(page) if any(line.startswith("$ swapool ") for line in b)]
+
+
+def matches(shown: list[str], printed: list[str]) -> bool:
+    """`printed` as `shown` writes it: a line '...' stands for any lines, a line ending in
+    '...' for any line that starts with what comes before it."""
+    if not shown:
+        return not printed
+    head, rest = shown[0], shown[1:]
+    if head.strip() == "...":
+        return any(matches(rest, printed[i:]) for i in range(len(printed) + 1))
+    if not printed:
+        return False
+    same = printed[0].startswith(head[:-3]) if head.endswith("...") else printed[0] == head
+    return same and matches(rest, printed[1:])
+
+
+def test_the_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys):
+    """Every `$ swapool ...` in the README and docs/, run in a checkout where the README's own
+    one-edit diff is applied (old.yaml: the table before it), prints what the README shows,
+    sglang absent as the README says."""
+    import shutil
+    import shlex
+
+    from swapool.cli import main
+    from swapool.table import enums
+
+    shutil.copytree(ROOT / "policies", tmp_path / "policies")
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    table = tmp_path / "policies" / "swa.yaml"
+    shutil.copy(table, tmp_path / "old.yaml")
+    diff = code_blocks(ROOT / "README.md", "diff")[0]
+    text = table.read_text()
+    for old, new in zip([d[1:] for d in diff if d.startswith("-")], [d[1:] for d in diff if d.startswith("+")]):
+        assert old in text
+        text = text.replace(old, new)
+    table.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(enums, "_installed", lambda top: False)
+    shown = sessions()
+    assert len(shown) >= 5
+    for lines in shown:
+        starts = [i for i, line in enumerate(lines) if line.startswith("$ swapool ")] + [len(lines)]
+        for start, end in zip(starts, starts[1:]):
+            command = shlex.split(lines[start][2:], comments=True)
+            main(command[1:])
+            printed = capsys.readouterr().out.splitlines()
+            assert matches(lines[start + 1:end], printed), (lines[start], printed)

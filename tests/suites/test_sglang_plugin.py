@@ -1,0 +1,313 @@
+"""CPU twin of the sglang plugin as `load_plugins()` runs it: a stand-in sglang package on
+disk (module paths and class names of 0.5.23, each backend's SWA decision as sglang writes
+it), imported after the plugin ran, as a server's scheduler does. The real engine and a real
+server start are in tests/suites/test_sglang.py and tests/suites/test_sglang_server.py."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import textwrap
+import types
+from pathlib import Path
+from unittest.mock import MagicMock
+
+import pytest
+
+from swapool import PolicyError
+from swapool.swa.integrations import post_import, sglang_plugin
+from swapool.swa.integrations import sglang as integration
+from swapool.swa.integrations.sglang_places import BACKENDS, GUARDED
+
+from ..helpers import SHIPPED
+
+ATTENTION = "sglang/srt/layers/attention"
+POOLS = "sglang/srt/mem_cache"
+RESOLVER = """
+            @staticmethod
+            def _resolve_swa_kv_pool(model_runner):
+                active = model_runner.token_to_kv_pool
+                if isinstance(active, {check}):
+                    return active
+                if model_runner.is_draft_worker and model_runner.spec_algorithm.name != "FROZEN_KV_MTP":
+                    return None
+                kv = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                return kv if isinstance(kv, {check}) else None
+"""
+SOURCES = {
+    f"{POOLS}/base_swa_memory_pool.py": """
+        class BaseSWAKVPool:
+            def translate_loc_from_full_to_swa(self, loc):
+                return loc
+    """,
+    f"{POOLS}/swa_memory_pool.py": """
+        from sglang.srt.mem_cache.base_swa_memory_pool import BaseSWAKVPool
+        class SWAKVPool(BaseSWAKVPool):
+            pass
+    """,
+    f"{ATTENTION}/flashinfer_backend.py": """
+        from sglang.srt.mem_cache.base_swa_memory_pool import BaseSWAKVPool
+        class FlashInferAttnBackend:
+            def __init__(self, model_runner, init_new_workspace=False):
+                self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+    """ + RESOLVER.format(check="BaseSWAKVPool"),
+    f"{ATTENTION}/trtllm_mha_backend.py": """
+        from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend
+        from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+        class TRTLLMHAAttnBackend(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                super().__init__(model_runner)
+    """ + RESOLVER.format(check="SWAKVPool"),
+    f"{ATTENTION}/triton_backend.py": """
+        from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+        class TritonAttnBackend:
+            def __init__(self, model_runner, skip_prefill=False):
+                self.use_sliding_window_kv_pool = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+    """,
+}
+SpeculativeAlgorithm = types.SimpleNamespace(**{n: types.SimpleNamespace(name=n) for n in ("NONE", "EAGLE")})
+
+
+@pytest.fixture
+def fake_sglang(tmp_path, monkeypatch):
+    """Write the stand-in package, put it first on sys.path, and forget it afterwards."""
+    root = tmp_path / "site"
+
+    def write(sources: dict[str, str]) -> None:
+        for rel, text in sources.items():
+            path = root / rel
+            for folder in [path.parent, *path.parent.parents]:
+                if folder == root:
+                    break
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / "__init__.py").touch()
+            path.write_text(textwrap.dedent(text))
+    write(SOURCES)
+    monkeypatch.syspath_prepend(str(root))
+    for name in [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]:
+        monkeypatch.delitem(sys.modules, name)  # a real sglang imported by other tests comes back afterwards
+    for env in ("SWAPOOL_POLICY", "SWAPOOL_PLACES_POLICY", "SWAPOOL_SGLANG_PLUGIN", "SWAPOOL_SGLANG_GUARD"):
+        monkeypatch.delenv(env, raising=False)
+    integration._said.clear()
+    yield write
+    post_import.forget_all()
+    for name in [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]:
+        del sys.modules[name]
+
+
+def imported(module: str):
+    __import__(module)
+    return sys.modules[module]
+
+
+def pools():
+    return (imported("sglang.srt.mem_cache.swa_memory_pool").SWAKVPool,
+            imported("sglang.srt.mem_cache.base_swa_memory_pool").BaseSWAKVPool)
+
+
+def runner(active, draft: bool, algorithm: str, allocator):
+    mr = MagicMock()
+    mr.token_to_kv_pool = active
+    mr.is_draft_worker = draft
+    mr.spec_algorithm = getattr(SpeculativeAlgorithm, algorithm)
+    mr.token_to_kv_pool_allocator.get_kvcache.return_value = allocator
+    return mr
+
+
+def backend(place: str) -> type:
+    spec = {**BACKENDS, **GUARDED}[place]
+    return getattr(imported(spec.module), spec.cls)
+
+
+def test_the_plugin_imports_nothing_and_patches_each_place_when_sglang_imports_it(fake_sglang):
+    watched = sglang_plugin.plugin()
+    assert watched == [*BACKENDS, *GUARDED]
+    # nothing imported on sglang's behalf (the table's enum binding may look for its own module)
+    assert not [m for m in sys.modules if m.startswith(("sglang.srt.layers", "sglang.srt.mem_cache"))]
+    assert sorted(post_import.watched()) == sorted({p.module for p in {**BACKENDS, **GUARDED}.values()})
+    for place in ("trtllm_mha", "flashinfer"):
+        resolve = backend(place).__dict__["_resolve_swa_kv_pool"].__func__
+        assert resolve.__qualname__ == f"swapool[{place}]._resolve_swa_kv_pool"
+    assert backend("triton")._swapool_place == "triton"
+
+
+def test_the_replaced_resolvers_answer_as_sglangs_own_on_every_input(fake_sglang):
+    SWAKVPool, BaseSWAKVPool = pools()
+    own = {p: backend(p).__dict__["_resolve_swa_kv_pool"].__func__ for p in ("trtllm_mha", "flashinfer")}
+    for m in [m for m in sys.modules if "attention." in m]:
+        del sys.modules[m]  # imported again after the plugin, as a server would
+    sglang_plugin.plugin()
+    for place, theirs in own.items():
+        ours = backend(place)._resolve_swa_kv_pool
+        assert ours is not theirs
+        for active in (SWAKVPool(), BaseSWAKVPool(), object()):
+            for draft in (False, True):
+                for algorithm in ("NONE", "EAGLE"):
+                    for allocator in (SWAKVPool(), BaseSWAKVPool(), object()):
+                        mr = runner(active, draft, algorithm, allocator)
+                        assert ours(mr) is theirs(mr), (place, active, draft, algorithm, allocator)
+
+
+def swapool_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "swapool"]
+
+
+def test_each_place_built_logs_what_it_decided_once_with_rule_and_line(fake_sglang, caplog):
+    caplog.set_level(logging.INFO, logger="swapool")
+    sglang_plugin.plugin()
+    SWAKVPool, _ = pools()
+    draft = runner(object(), True, "EAGLE", SWAKVPool())
+    for _ in range(3):  # a multi-step draft builds one backend per step
+        backend("trtllm_mha")(draft)
+    backend("triton")(runner(SWAKVPool(), False, "NONE", SWAKVPool()))
+    start, *decisions = swapool_lines(caplog)
+    assert start.startswith(f"swapool: sglang plugin active: {SHIPPED} (sha256:")
+    assert "decides trtllm_mha, flashinfer, aiter" in start and "swa_backends.yaml" in start
+    assert len(decisions) == 2  # trtllm_mha's parent (flashinfer) says nothing for it
+    rule = integration.load_policy(SHIPPED).rule("draft-owns-its-kv")
+    assert decisions[0] == (f"swapool: trtllm_mha (draft, EAGLE): none, no SWA pool (untranslated), by rule "
+                            f"'draft-owns-its-kv' at {rule.span} [active_pool=other, "
+                            "is_draft_worker=True, spec_algorithm=EAGLE]; the table's resolver decides")
+    assert re.fullmatch(r"swapool: triton \(target, NONE\): active, its own pool's SWA mapping, by rule '[a-z-]+' "
+                        r"at .*swa_backends\.yaml:\d+:\d+ \[active_pool=swa.*\]; sglang's code agrees "
+                        r"\(use_sliding_window_kv_pool=True\)", decisions[1])
+
+
+INVALID = ("format: 1\ndecision: swa_kv_pool\nhit_policy: unique\ninputs:\n  active_pool: {values: [swa, other]}\n"
+           "output: {values: [active, none]}\nrules:\n  - {id: a, when: {active_pool: swa}, then: active}\n")
+
+
+def build_each(places=("trtllm_mha", "flashinfer", "triton")) -> dict[str, BaseException]:
+    SWAKVPool, _ = pools()
+    errors = {}
+    for place in places:
+        with pytest.raises(Exception) as caught:
+            backend(place)(runner(SWAKVPool(), False, "NONE", SWAKVPool()))
+        errors[place] = caught.value
+    return errors
+
+
+def test_a_table_that_does_not_load_makes_every_place_refuse_with_its_diagnostics(fake_sglang, tmp_path,
+                                                                                monkeypatch):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(INVALID)
+    monkeypatch.setenv("SWAPOOL_POLICY", str(bad))
+    assert sglang_plugin.plugin()  # never raises: sglang would swallow it
+    for place, error in build_each().items():
+        assert isinstance(error, PolicyError)
+        assert str(error).startswith(f"swapool refuses to build sglang's {place}: the SWA pool policy did not load")
+        assert f"{bad}:7:1: error[gap]" in str(error) and "SWAPOOL_SGLANG_PLUGIN=off" in str(error)
+
+
+def test_a_places_table_that_does_not_load_is_named_as_such(fake_sglang, tmp_path, monkeypatch):
+    bad = tmp_path / "places.yaml"
+    bad.write_text(INVALID)
+    monkeypatch.setenv("SWAPOOL_PLACES_POLICY", str(bad))
+    sglang_plugin.plugin()
+    for place, error in build_each().items():
+        assert isinstance(error, PolicyError), place
+        assert "the table of places" in str(error) and "SWA pool policy" not in str(error)
+        assert f"{bad}:7:1: error[gap]" in str(error)
+
+
+def test_an_empty_places_table_variable_is_refused_not_read_as_the_shipped_one(fake_sglang, monkeypatch):
+    monkeypatch.setenv("SWAPOOL_PLACES_POLICY", "")
+    sglang_plugin.plugin()
+    assert all("SWAPOOL_PLACES_POLICY is set but empty" in str(e) for e in build_each().values())
+
+
+@pytest.mark.parametrize("breakage", ["loading raises", "swapool does not import", "patching raises"])
+def test_whatever_else_goes_wrong_the_places_refuse_with_the_reason(fake_sglang, monkeypatch, breakage):
+    def boom(*args, **kwargs):
+        raise RuntimeError("something unexpected")
+    if breakage == "loading raises":
+        monkeypatch.setattr(integration, "load_tables", boom)
+    elif breakage == "swapool does not import":
+        monkeypatch.setitem(sys.modules, "swapool.swa.integrations.sglang", None)
+        monkeypatch.delattr(sys.modules["swapool.swa.integrations"], "sglang")
+    else:
+        monkeypatch.setattr(integration, "patch", boom)
+    sglang_plugin.plugin()
+    for place, error in build_each().items():
+        assert isinstance(error, sglang_plugin.RefusedPlace), (place, error)
+        assert f"refuses to build sglang's {place}" in str(error)
+        reason = "ModuleNotFoundError" if breakage == "swapool does not import" else "RuntimeError: something unexpected"
+        assert reason in str(error) and "Traceback" in str(error)
+
+
+def test_a_place_whose_class_is_missing_fails_its_modules_import(fake_sglang):
+    fake_sglang({f"{ATTENTION}/triton_backend.py": "class SomethingElse:\n    pass\n"})
+    sglang_plugin.plugin()
+    with pytest.raises(sglang_plugin.RefusedPlace, match="triton_backend has no class TritonAttnBackend"):
+        imported("sglang.srt.layers.attention.triton_backend")
+
+
+def test_a_resolver_replaced_after_the_plugin_is_refused_at_construction(fake_sglang):
+    """As a later REPLACE hook (another plugin's, through sglang's HookRegistry) would."""
+    sglang_plugin.plugin()
+    cls = backend("flashinfer")
+    cls._resolve_swa_kv_pool = staticmethod(lambda model_runner: None)
+    error = build_each(("flashinfer",))["flashinfer"]
+    assert isinstance(error, PolicyError) and "no longer the table's resolver" in str(error)
+
+
+def test_code_that_drifted_from_the_places_table_is_refused_naming_place_facts_and_rule(fake_sglang):
+    fake_sglang({f"{ATTENTION}/triton_backend.py": """
+        class TritonAttnBackend:  # a revert: the flag no longer follows the pool
+            def __init__(self, model_runner, skip_prefill=False):
+                self.use_sliding_window_kv_pool = False
+    """})
+    sglang_plugin.plugin()
+    error = build_each(("triton",))["triton"]
+    assert isinstance(error, PolicyError)
+    assert re.match(r"swapool start-up guard: sglang's triton \(sglang\.srt\.layers\.attention\.triton_backend\."
+                    r"TritonAttnBackend\) decided 'none' \(use_sliding_window_kv_pool=False\) for active_pool=swa.*"
+                    r"says 'active' by rule '[a-z-]+' \(.*swa_backends\.yaml:\d+:\d+\)", str(error))
+
+
+@pytest.mark.parametrize("value", ["off", "0", "false", "no"])
+def test_opting_out_touches_nothing(fake_sglang, monkeypatch, value):
+    monkeypatch.setenv("SWAPOOL_SGLANG_PLUGIN", value)
+    assert sglang_plugin.plugin() == []
+    assert post_import.watched() == []
+    assert "_swapool_place" not in vars(backend("triton"))
+
+
+# --- the post-import watcher on its own ---------------------------------------------------
+
+def package(tmp_path: Path, monkeypatch, name: str) -> str:
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "__init__.py").touch()
+    (tmp_path / name / "mod.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"{name}.mod"
+
+
+def test_a_watched_module_is_handed_over_after_it_runs_or_at_once_if_it_already_has(tmp_path, monkeypatch):
+    module = package(tmp_path, monkeypatch, "watched_pkg_a")
+    seen = []
+    post_import.when_imported(module, lambda m: seen.append(m.VALUE))
+    assert seen == []
+    imported(module)
+    post_import.when_imported(module, lambda m: seen.append(m.VALUE + 1))
+    assert seen == [1, 2] and module not in post_import.watched()
+    del sys.modules[module], sys.modules["watched_pkg_a"]
+
+
+def test_a_callback_that_raises_fails_the_import_and_the_next_import_is_watched_again(tmp_path, monkeypatch):
+    module = package(tmp_path, monkeypatch, "watched_pkg_b")
+    calls = []
+
+    def callback(m):
+        calls.append(m)
+        if len(calls) == 1:
+            raise RuntimeError("refused")
+    post_import.when_imported(module, callback)
+    with pytest.raises(RuntimeError, match="refused"):
+        imported(module)
+    assert module not in sys.modules
+    imported(module)
+    assert len(calls) == 2 and module not in post_import.watched()
+    post_import.forget_all()
+    del sys.modules[module], sys.modules["watched_pkg_b"]

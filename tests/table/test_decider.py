@@ -1,0 +1,60 @@
+"""Deciding: facts outside the domain, hostile fact objects, and what is said first."""
+
+from __future__ import annotations
+import pytest
+from swapool import PolicyError, load_policy
+from swapool.cli import main
+
+from ..helpers import SHIPPED, mini
+
+
+class _PosesAsStr:
+    """Claims to be a str through `__class__` and equals every string."""
+
+    @property  # type: ignore[misc]
+    def __class__(self):
+        return str
+
+    def __hash__(self):
+        return hash("EAGLE")
+
+    def __eq__(self, other):
+        return True
+
+
+
+class _ReprRaises:
+    def __repr__(self):
+        raise RuntimeError("repr exploded")
+
+
+
+@pytest.mark.parametrize("fact", [_PosesAsStr(), _ReprRaises()], ids=["poses-as-str", "repr-raises"])
+def test_a_hostile_fact_object_is_refused_as_out_of_domain(fact):
+    from ..swa.test_policy import runner
+
+    policy = load_policy(SHIPPED, import_enums=False)
+    with pytest.raises(PolicyError, match="spec_algorithm=.* is not in the domain"):
+        policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=fact, allocator_kvcache="swa")
+    with pytest.raises(PolicyError, match="spec_algorithm=.* is not in the domain"):
+        policy.resolve(runner("other", True, fact, "swa"))
+
+
+
+def test_a_misspelt_fact_is_named_as_such_before_the_advice_to_add_it():
+    policy = load_policy(SHIPPED, import_enums=False)
+    facts = dict(active_pool="other", is_draft_worker=True, allocator_kvcache="swa")
+    with pytest.raises(PolicyError, match="Did you mean 'EAGLE'[?] If it is a new value: append it"):
+        policy.decide(spec_algorithm="EAGEL", **facts)
+    with pytest.raises(PolicyError) as refused:
+        policy.decide(spec_algorithm="MEDUSA", **facts)
+    assert "Did you mean" not in str(refused.value) and "Append it to" in str(refused.value)
+
+
+def test_explain_answers_mid_edit_with_exit_1(capsys, write):
+    mid_edit = str(write(mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n")))
+    assert main(["explain", mid_edit, "--set", "a=x"]) == 1
+    captured = capsys.readouterr()
+    assert "decision: p" in captured.out and "has 2 error(s)" in captured.err
+    assert main(["explain", mid_edit, "--set", "a=z", "--set", "b=true"]) == 1
+    assert "gap" in capsys.readouterr().err

@@ -1,0 +1,91 @@
+"""Mutation testing: every single-point edit, survivors and the cases that kill them."""
+
+from swapool.cli import main
+from swapool.table.mutate import mutants, run_mutations
+from ..helpers import SHIPPED, check, line_of, mini
+
+
+GAP = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y, b: true}, then: q}\n"
+           "- {id: rz, when: {a: [x, z]}, then: q}\n")
+
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+
+def test_every_mutant_of_the_shipped_table_is_killed(capsys):
+    code, out = run(capsys, "mutate", str(SHIPPED))
+    assert code == 0
+    assert out.strip().endswith("kill rate 100.0%")
+
+
+
+def test_mutation_operators_cover_the_issue_list():
+    table = check(SHIPPED.read_text()).table
+    labels = [m.description for m in mutants(table)]
+    assert any("then none -> allocator" in s for s in labels)
+    assert any(s.endswith("removed") for s in labels)
+    assert any(" + " in s for s in labels) and any(" - " in s for s in labels) and any(" -> " in s for s in labels)
+    assert any(s.startswith("case ") for s in labels)
+    assert all((m.table.rules, m.table.cases) != (table.rules, table.cases) for m in mutants(table))
+
+
+
+def test_a_table_without_cases_lets_output_mutants_survive(capsys, write):
+    text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n")
+    report = run_mutations(check(text).table)
+    assert 0 < report.killed < report.total
+    survivor = next(s for s in report.survivors if s.description == "rule 'rx': then p -> q")
+    assert survivor.rule == {"id": "rx", "when": {"a": "x", "b": True}, "then": "q"}
+    assert survivor.case == {"given": {"a": "x", "b": True}, "expect": "p"}
+    path = str(write(text))
+    code, out = run(capsys, "mutate", path)
+    assert code == 1 and f"{path}:{line_of(text, 'id: rx,')}:5: survived: rule 'rx': then p -> q" in out
+    assert "      - {given: {a: x, b: true}, expect: p}" in out
+
+
+
+def test_pasting_each_survivors_case_kills_every_mutant(capsys, write):
+    """The witness case is ready to paste: with all of them added, nothing survives."""
+    import yaml
+
+    text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n- {id: rxf, when: {a: x, b: false}, then: q}\n"
+                "- {id: rest, when: {a: [y, z]}, then: q}\n")
+    report = run_mutations(check(text).table)
+    cases = {yaml.safe_dump(s.case, default_flow_style=True).strip() for s in report.survivors if s.case}
+    assert cases
+    pasted = text + "cases:\n" + "".join(f"  - {c}\n" for c in sorted(cases))
+    again = run_mutations(check(pasted).table)
+    assert again.survivors == () and again.total > report.total
+
+
+
+def test_mutate_refuses_an_invalid_table(capsys, write):
+    assert run(capsys, "mutate", str(write(GAP)))[0] == 2
+
+
+
+def test_mutant_count_is_what_mutants_yields():
+    from swapool.table.check import check_path
+    from swapool.table.enums import EnumPolicy
+    from swapool.table.mutate import mutant_count
+
+    for path in (SHIPPED, SHIPPED.parent / "swa_backends.yaml"):
+        table = check_path(path, enums=EnumPolicy(do_import=False)).table
+        assert mutant_count(table) == sum(1 for _ in mutants(table)) > 100
+
+
+
+def test_a_table_with_too_many_mutants_is_refused_before_any_is_analysed(write, capsys):
+    """Replacing one value by another grows with the square of an input's values."""
+    names = ", ".join(f"v{i}" for i in range(300))
+    half = ", ".join(f"v{i}" for i in range(150))  # 150 x 150 replacements alone
+    text = (f"format: 1\ndecision: wide\nhit_policy: first\ninputs:\n  a: {{values: [{names}], wildcard: true}}\n"
+            f"output: {{values: [p, q]}}\nrules:\n  - {{id: one, when: {{a: [{half}]}}, then: p}}\n"
+            "  - {id: rest, then: q}\n")
+    assert main(["mutate", str(write(text))]) == 2
+    assert "single-point edits; one run analyses at most 20,000" in capsys.readouterr().err
