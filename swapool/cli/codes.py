@@ -28,6 +28,7 @@ def run_codes(args: argparse.Namespace) -> int:
     import textwrap
 
     from ..swa.codes import CATALOGUE
+    from ..table.codes import examples
 
     if args.code is not None and args.code not in CATALOGUE:
         near = difflib.get_close_matches(args.code, CATALOGUE, n=1)
@@ -35,14 +36,20 @@ def run_codes(args: argparse.Namespace) -> int:
             + " ('swapool codes' lists them)", sys.stderr)
         return EXIT_USAGE
     chosen = [CATALOGUE[args.code]] if args.code else list(CATALOGUE.values())
+    tables = examples() if args.code or args.format == "json" else {}
     if args.format == "json":
         print(to_json([{"name": c.name, "severity": c.severity, "summary": c.summary, "why": c.why,
-                        "example": c.example, "fix": c.fix, "variants": c.variants} for c in chosen], indent=2))
+                        "example": c.example, "fix": c.fix, "variants": c.variants,
+                        "example_table": tables.get(c.name, {}).get("example"),
+                        "fixed_table": tables.get(c.name, {}).get("fixed")} for c in chosen], indent=2))
     elif args.code:
         c = chosen[0]
         print(f"{c.name} ({c.severity})\n")
         for label, text in (("what", c.summary), ("why", c.why), ("example", c.example), ("fix", c.fix)):
             print(textwrap.fill(text, 88, initial_indent=f"  {label + ':':<9}", subsequent_indent=" " * 11))
+        for label, key in (("a table with it", "example"), ("use instead", "fixed")):
+            if c.name in tables:
+                print(f"\n  {label}:\n" + textwrap.indent(tables[c.name][key].rstrip(), " " * 6))
     else:
         width = max(map(len, CATALOGUE))
         for c in chosen:

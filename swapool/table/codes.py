@@ -57,6 +57,28 @@ class Code:
             raise ValueError(f"finding code {self.name!r} has no variant {variant!r}") from None
 
 
+#: The generic table the examples of examples.yaml are written against, by top-level key.
+_EXAMPLE_TABLE = {"format": "format: 1\n", "decision": "decision: demo\n", "hit_policy": "hit_policy: unique\n",
+                  "inputs": "inputs:\n  mode: {values: [fast, safe, exact]}\n",
+                  "output": "output: {values: [cache, none]}\n"}
+
+
+def examples() -> dict[str, dict[str, str]]:
+    """code -> {"example": a table that has its finding, "fixed": the same fixed}, each as
+    the top-level keys that differ from the generic table (examples.yaml)."""
+    import pathlib
+
+    import yaml
+
+    return yaml.safe_load((pathlib.Path(__file__).parent / "examples.yaml").read_text(encoding="utf-8"))
+
+
+def example_table(fragment: str) -> str:
+    """An example's whole table: the generic table's keys it does not give, then its own."""
+    given = {line.split(":")[0] for line in fragment.splitlines() if line[:1].isalpha()}
+    return "".join(text for key, text in _EXAMPLE_TABLE.items() if key not in given) + fragment
+
+
 def reads(wording: Wording) -> tuple[tuple[str, ...], frozenset[str]]:
     """The facts a wording reads, and those of them it cannot do without (no default)."""
     code = wording.__code__

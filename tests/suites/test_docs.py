@@ -131,3 +131,19 @@ def test_the_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys)
             main(command[1:])
             printed = capsys.readouterr().out.splitlines()
             assert matches(lines[start + 1:end], printed), (lines[start], printed)
+
+
+def test_each_code_s_example_table_has_its_finding_and_the_fixed_one_none():
+    """examples.yaml, as `swapool codes CODE` and docs/codes.md show it, checked like any
+    table: each fixed table is clean."""
+    from swapool.table.check import check_bytes
+    from swapool.table.codes import example_table, examples
+    from swapool.table.enums import EnumPolicy
+
+    shown = examples()
+    assert len(shown) >= 15 and set(shown) <= set(CODES)
+    for code, pair in shown.items():
+        found = {key: {d.code for d in check_bytes(example_table(text), "example.yaml",
+                                                   enums=EnumPolicy(do_import=False)).diagnostics}
+                 for key, text in pair.items()}
+        assert code in found["example"] and not found["fixed"], (code, found)
