@@ -131,21 +131,37 @@ def diverging_algorithms(diff_output: str) -> set[str]:
     return found
 
 
-def add_algorithms(folder, *, owner: str | None = None, reader: str | None = None):
-    """A copy of policies/ in `folder` after the one edit the README describes: each name
-    appended, in the text of swa.yaml, to the list it belongs to (unless it is there
-    already, as in a clone where that edit was made). Returns the folder."""
+def with_names(text: str, names: dict[str, list[str]]) -> str:
+    """swa.yaml's text after the one edit: each name appended to the list it is keyed by,
+    unless that list holds it already (as in a clone where that edit was made)."""
     import re
 
+    for list_name, added in names.items():
+        for name in added:
+            if name not in algorithm_sets(yaml.safe_load(text))[list_name]:
+                text, n = re.subn(rf"^(\s+{list_name}: \[[^\]]*)\]", rf"\1, {name}]", text, flags=re.M)
+                assert n == 1, list_name
+    return text
+
+
+def without_names(text: str, names: list[str]) -> str:
+    """swa.yaml's text with the names taken out of its lists: the table before they were added."""
+    import re
+
+    for name in names:
+        text = re.sub(rf",\s*{name}(?=\s*[,\]])", "", text)
+    assert not set(names) & {a for listed in algorithm_sets(yaml.safe_load(text)).values() for a in listed}
+    return text
+
+
+def add_algorithms(folder, *, owner: str | None = None, reader: str | None = None):
+    """A copy of policies/ in `folder` after the one edit the README describes (see
+    `with_names`). Returns the folder."""
     for table in SHIPPED.parent.glob("*.yaml"):
         shutil.copy(table, folder / table.name)
     path = folder / SHIPPED.name
-    text = path.read_text()
-    for name, list_name in ((owner, "owns_its_kv"), (reader, "reads_target_kv")):
-        if name is not None and name not in algorithm_sets(yaml.safe_load(text))[list_name]:
-            text, n = re.subn(rf"^(\s+{list_name}: \[[^\]]*)\]", rf"\1, {name}]", text, flags=re.M)
-            assert n == 1, list_name
-    path.write_text(text)
+    path.write_text(with_names(path.read_text(), {"owns_its_kv": [owner] if owner else [],
+                                                  "reads_target_kv": [reader] if reader else []}))
     return folder
 
 

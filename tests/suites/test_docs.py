@@ -6,6 +6,8 @@ from pathlib import Path
 from swapool.swa.codes import CATALOGUE
 from swapool.swa.codes import CATALOGUE as CODES
 
+from ..helpers import with_names, without_names
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -100,10 +102,26 @@ def matches(shown: list[str], printed: list[str]) -> bool:
     return same and matches(rest, printed[1:])
 
 
+def readme_edit() -> dict[str, list[str]]:
+    """The names the README's one-edit diff appends, by the list it appends them to."""
+    lists = {}
+    for sign in "-+":
+        for line in code_blocks(ROOT / "README.md", "diff")[0]:
+            if line.startswith(sign):
+                lists.setdefault(sign, {}).update(re.findall(r"^(\w+): \[(.*)\]", line[1:].strip()))
+    return {name: [n for n in new.split(", ") if n not in lists["-"].get(name, "").split(", ")]
+            for name, new in lists["+"].items()}
+
+
+def test_the_readme_edit_appends_names_to_the_lists():
+    assert readme_edit() == {"owns_its_kv": ["PARD"], "reads_target_kv": ["SUFFIX_MTP"]}
+
+
 def test_the_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys):
-    """Every `$ swapool ...` in the README and docs/, run in a checkout where the README's own
-    one-edit diff is applied (old.yaml: the table before it), prints what the README shows,
-    sglang absent as the README says."""
+    """Every `$ swapool ...` in the README and docs/, run in a checkout where the README's
+    one-edit diff is applied as what it means (its names appended to their lists of the table
+    as it is now; old.yaml: that table without them), prints what the README shows, sglang
+    absent as the README says. A table-only edit (names appended) keeps this green."""
     import shutil
     import shlex
 
@@ -113,13 +131,10 @@ def test_the_sessions_are_what_the_commands_print(tmp_path, monkeypatch, capsys)
     shutil.copytree(ROOT / "policies", tmp_path / "policies")
     shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
     table = tmp_path / "policies" / "swa.yaml"
-    shutil.copy(table, tmp_path / "old.yaml")
-    diff = code_blocks(ROOT / "README.md", "diff")[0]
-    text = table.read_text()
-    for old, new in zip([d[1:] for d in diff if d.startswith("-")], [d[1:] for d in diff if d.startswith("+")]):
-        assert old in text
-        text = text.replace(old, new)
-    table.write_text(text)
+    added = readme_edit()
+    before = without_names(table.read_text(), [n for names in added.values() for n in names])
+    (tmp_path / "old.yaml").write_text(before)
+    table.write_text(with_names(before, added))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(enums, "_installed", lambda top: False)
     shown = sessions()

@@ -23,7 +23,7 @@ PROJECT = ("swapool", "tests", "policies", "schemas", "scripts", "benchmarks", "
            ".pre-commit-hooks.yaml", "LICENSE")
 #: How a test module shows that it reads the shipped tables.
 READS_TABLES = re.compile(r"SHIPPED|shipped_data|algorithm_sets|algorithms\(\)|default_policy|policies/|"
-                          r"add_algorithms|load_policy\(\)")
+                          r"add_algorithms|with_names|load_policy\(\)")
 
 
 def table_readers() -> list[str]:

@@ -115,13 +115,15 @@ GUIDE = HERE.parent / "docs" / "sglang.md"  # the operator guide, which quotes r
 
 
 def _shortened(line: str) -> str:
-    return re.sub(r"/\S*/(policies/|bad\.yaml)", r".../\1", line)
+    """Paths shortened as the guide shows them, digests masked: an edit of a table (names
+    appended) changes its digest, not what the guide says about the start."""
+    return re.sub(r"sha256:[0-9a-f]{12}", "sha256:<digest>", re.sub(r"/\S*/(policies/|bad\.yaml)", r".../\1", line))
 
 
 def readme_lines(kind: str) -> list[str]:
     """The server-log lines docs/sglang.md quotes (timestamp dropped, paths shortened as there):
     `start` the plain start's, `draft` the draft runner's, `refusal` a broken table's."""
-    quoted = re.findall(r"^\[[^\]]*\] (swapool.*)$", GUIDE.read_text(), re.M)
+    quoted = [_shortened(q) for q in re.findall(r"^\[[^\]]*\] (swapool.*)$", GUIDE.read_text(), re.M)]
     pick = {"start": lambda q: q.startswith("swapool: ") and "(draft" not in q,
             "draft": lambda q: "(draft" in q, "refusal": lambda q: q.startswith("swapool refuses")}[kind]
     lines = [q for q in quoted if pick(q)]

@@ -5,7 +5,7 @@ import pytest
 from swapool import PolicyError, load_policy
 from swapool.cli import main
 
-from ..helpers import SHIPPED, mini
+from ..helpers import SHIPPED, algorithms, mini
 
 
 class _PosesAsStr:
@@ -46,8 +46,10 @@ def test_a_misspelt_fact_is_named_as_such_before_the_advice_to_add_it():
     facts = dict(active_pool="other", is_draft_worker=True, allocator_kvcache="swa")
     with pytest.raises(PolicyError, match="Did you mean 'EAGLE'[?] If it is a new value: append it"):
         policy.decide(spec_algorithm="EAGEL", **facts)
+    unknown = "ZZQX_UNLISTED"  # like no algorithm's name, so no "did you mean"
+    assert unknown not in algorithms()
     with pytest.raises(PolicyError) as refused:
-        policy.decide(spec_algorithm="MEDUSA", **facts)
+        policy.decide(spec_algorithm=unknown, **facts)
     assert "Did you mean" not in str(refused.value) and "Append it to" in str(refused.value)
 
 
