@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from .codes import (ANALYSIS_BUDGET, CASE_FAILED, EMPTY_CELL, FULL_DOMAIN_CELL, GAP, INVARIANT, MERGEABLE_RULES, OVERLAP, REDUNDANT_RULE,
-                    UNCASED_VALUE, UNNAMED_VALUE, UNREACHABLE_RULE, UNUSED_INPUT, Hiding, Over, Overlap, Redundant)
+                    UNCASED_VALUE, UNNAMED_VALUE, VALUE_CASE, UNREACHABLE_RULE, UNUSED_INPUT, Hiding, Over, Overlap, Redundant)
 from .diagnostics import Diagnostic, Related, error, note, warning
 from .emit import mask_cell, rule_data
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
@@ -50,7 +50,7 @@ def analyse(table: Table, budget: Budget) -> Analysis:
     """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
     came from. Running out of `budget` is itself a finding (`analysis-budget`)."""
     done = Analysis(table, budget)
-    done.findings += lint_cells(table) + uncased_values(table)
+    done.findings += lint_cells(table) + uncased_values(table) + off_case_values(table)
     try:
         policy = table.hit_policy
         cov = measure_coverage(done, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
@@ -381,6 +381,27 @@ def uncased_values(table: Table) -> list[Diagnostic]:
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
         found.append(warning(UNCASED_VALUE, inp.span, expected="a case naming each value", got=list(left_out),
                              input=inp.name, enum=inp.enum, homes=homes))
+    return found
+
+
+def off_case_values(table: Table) -> list[Diagnostic]:
+    """Values whose letters are not in the case at least two others of their input share,
+    where no more of them are in any other ('fast' among SAFE, EXACT): a name no engine
+    sends. An imported input is judged in the table that lists it."""
+    found: list[Diagnostic] = []
+    for inp in table.inputs:
+        if inp.is_bool or inp.imported_from or not inp.value_spans:
+            continue
+        cases = {"upper": [v for v in inp.values if v.upper() == v != v.lower()],
+                 "lower": [v for v in inp.values if v.lower() == v != v.upper()]}
+        convention = max(cases, key=lambda c: len(cases[c]))
+        others = [v for v in inp.values if v.upper() != v.lower() and v not in cases[convention]]
+        if len(cases[convention]) < 2 or len(others) >= len(cases[convention]):
+            continue
+        spell = str.upper if convention == "upper" else str.lower
+        for v in others:
+            found.append(warning(VALUE_CASE, inp.value_spans[inp.position[v]], expected=spell(v), got=v,
+                                 input=inp.name, convention=convention))
     return found
 
 

@@ -123,11 +123,15 @@ class _TableBuilder:
             values = tuple(spec["values"])
             self.check_unique(values, path + ("values",), Listed.INPUT, name, origin)
             written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
-        else:  # the sets' members, in the order they are first listed
+        else:  # the sets' members, in the order they are first listed: the sets partition them
             written = {}
             for set_name, members in sets.items():
                 for i, v in enumerate(members):
-                    written.setdefault(v, path + ("sets", set_name, i))
+                    first = written.setdefault(v, path + ("sets", set_name, i))
+                    if first[-2] != set_name and v not in members[:i]:
+                        self.diagnostics.append(error(DUPLICATE_VALUE, origin.span(path + ("sets", set_name, i)),
+                                                      problem=Listed.TWO_SETS, input=name, got=v, set=set_name,
+                                                      first_set=first[-2]))
             values = tuple(written)
         inp = Input(name, values, False, self.doc.key_span(path), spec.get("description"), spec.get("enum"),
                     bool(spec.get("wildcard", False)), imported_from=source,

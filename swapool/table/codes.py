@@ -278,6 +278,7 @@ class Schema(Variant):
     SET_NAME = "set-name"
     IDENTIFIER = "identifier"
     PATTERN = "pattern"
+    SPACED = "spaced"
     CONST = "const"
     ENUM = "enum"
     DASH_VALUE = "dash-value"
@@ -312,6 +313,9 @@ SCHEMA = Code(
          "a digit)", None),
      Schema.PATTERN: lambda got, expected, path, item: (
          f"{_where(path, item)}: {_json(got)} does not match the pattern {_v(expected)}", None),
+     Schema.SPACED: lambda got, expected, path, item: (
+         f"{_where(path, item)}: {_json(got)} has whitespace around it, which no engine's name has",
+         f"write it {_json(expected)}" if expected else "write the name, without the spaces"),
      Schema.CONST: lambda got, expected, path, item: (
          f"{_where(path, item)}: expected {_json(expected)}, got {_json(got)}", None),
      Schema.ENUM: lambda got, expected, path, item, suggestion=None: (
@@ -423,20 +427,38 @@ UNCASED_VALUE = Code(
         else f"add a case with given: {{{input}: {_v(got[0])}, ...}}"))
 
 
+VALUE_CASE = Code(
+    "value-case", "a value written in another case than the other values of its input", "warning (error with --strict)",
+    "`'medusa' of input 'algo' is lower case, the other values are upper case`",
+    "write it as the others are (`MEDUSA`), the engine's spelling",
+    "an engine spells its names one way; a value in another case never equals the name it sends, so no runner "
+    "ever reaches the rules written for it",
+    lambda got, input, convention, expected: (
+        f"'{_v(got)}' of input '{input}' is not {convention} case, the other values are",
+        f"write it '{_v(expected)}', as the engine would spell it"))
+
+
 class Listed(Variant):
     INPUT = "input"
     OUTPUT = "output"
     SET = "set"
+    TWO_SETS = "two-sets"
 
 
 DUPLICATE_VALUE = Code(
-    "duplicate-value", "an input or output lists the same value twice", "error",
+    "duplicate-value", "an input or output lists the same value twice, or puts it in two of the sets that make "
+                       "up its values", "error",
     "`input 'mode' lists the value 'fast' twice`", "remove one",
     "a value listed twice in one list is a slip; with sets it can also mean a value was put in two lists",
     {Listed.INPUT: lambda input, got: (f"input '{input}' lists the value '{_v(got)}' twice", None),
      Listed.OUTPUT: lambda got: (f"output lists the value '{_v(got)}' twice", None),
      Listed.SET: lambda set, input, got: (f"value set '{set}' of input '{input}' lists the value '{_v(got)}' twice",
-                                          None)})
+                                          None),
+     Listed.TWO_SETS: lambda input, got, set, first_set: (
+         f"'{_v(got)}' is in two value sets of input '{input}', '{first_set}' and '{set}'; without 'values:' the "
+         "sets divide the input's values, each value into one set",
+         f"keep '{_v(got)}' in the one set it belongs to (or list the input's values: to make the sets named "
+         "groups that may share values)")})
 
 DUPLICATE_RULE_ID = Code(
     "duplicate-rule-id", "two rules share an id", "error",
@@ -474,13 +496,14 @@ def _shared(rule: str, then: str, partners: list, partner_outputs: list, total: 
     return named + f": both decide {describe_terms(region)}", _OVERLAP_HELP
 
 
-_OVERLAP_HELP = "make the cells disjoint, or use hit_policy: first (or priority) if order should decide"
+_OVERLAP_HELP = ("narrow one of the rules so it leaves out what both decide (a value in two of an input's sets: keep it "
+                 "in one)")
 
 OVERLAP = Code(
     "overlap", "under hit_policy unique, an input combination that two rules decide; under any, one two rules decide "
                "differently", "error",
     "`rules 'a' and 'b' conflict: both decide ..., 'a' as 'none' and 'b' as 'cache'`",
-    "make the cells disjoint, or choose a hit policy that decides (`first`, `priority`)",
+    "narrow one rule so the cells are disjoint; a hit policy that lets order decide is a choice of its own, not a fix",
     "two rules that both match and decide differently leave the answer to their order, which nobody reviewed",
     {Overlap.CONFLICT: lambda first, rule, region, first_then, then: (
         f"rules '{first}' and '{rule}' conflict: both decide {describe_terms(region)}, '{first}' as '{first_then}' "
@@ -706,7 +729,7 @@ RESERVED_NAME = Code(
 
 #: The engine's codes, in the order `swapool codes` lists them.
 CODES = (IO, YAML_SYNTAX, YAML_DUPLICATE_KEY, YAML_TAG, YAML_ALIAS_BOMB, YAML_KEY_TYPE, SCHEMA, UNKNOWN_INPUT,
-         UNKNOWN_VALUE, UNKNOWN_SET, IMPORT, UNCASED_VALUE, DUPLICATE_VALUE, DUPLICATE_RULE_ID, GAP, OVERLAP,
+         UNKNOWN_VALUE, UNKNOWN_SET, IMPORT, UNCASED_VALUE, VALUE_CASE, DUPLICATE_VALUE, DUPLICATE_RULE_ID, GAP, OVERLAP,
          UNREACHABLE_RULE, REDUNDANT_RULE, ANALYSIS_PARTIAL, MERGEABLE_RULES, INVARIANT, CASE_FAILED, EMPTY_CELL,
          FULL_DOMAIN_CELL, UNNAMED_VALUE, UNUSED_INPUT, ENUM_IMPORT, ENUM_IMPORT_FAILED, ENUM_MISSING_MEMBER,
          ENUM_EXTRA_VALUE, ENUM_NOT_ALLOWED, ANALYSIS_BUDGET, RESERVED_NAME)

@@ -143,6 +143,8 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
         return _cell_error(doc, err, path)
     if keyword == "propertyNames":
         return found(Schema.IDENTIFIER, want="identifier")
+    if keyword == "pattern" and isinstance(got, str) and got.strip() != got:
+        return found(Schema.SPACED, want=got.strip())  # 'MEDUSA ' would never equal an engine's name
     if keyword == "pattern":
         return found(Schema.PATTERN)
     if keyword == "const":

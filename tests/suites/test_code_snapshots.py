@@ -47,6 +47,8 @@ SAMPLES: dict[str, tuple[str, dict[str, str], str | None, list[str]]] = {
     "uncased-value": (table(EVERY, inputs=BOUND, extra=CASES.replace("  - {given: {mode: exact}, expect: none}\n", "")),
                       {}, "fast safe exact", []),
     "duplicate-value": (table(EVERY, inputs="  mode: {values: [fast, safe, exact, fast]}\n"), {}, None, []),
+    "value-case": (table(EVERY.replace("[safe, exact]", "[safe, EXACT]"), inputs="  mode: {values: [fast, safe, EXACT]}\n"
+                         "  draft: {type: bool}\n"), {}, None, []),
     "duplicate-rule-id": (table(EVERY.replace("id: rest", "id: fast")), {}, None, []),
     "overlap": (table(EVERY + "- {id: also-fast, when: {mode: fast}, then: none}\n"), {}, None, []),
     "unreachable-rule": (table("- {id: all, then: none}\n- {id: fast, when: {mode: fast}, then: cache}\n",

@@ -74,6 +74,24 @@ def test_a_value_listed_twice_in_a_set_is_a_duplicate():
 
 
 
+def test_a_value_in_two_sets_that_make_the_values_is_one_error_at_the_second_listing():
+    text = SETS.replace("high: [z]", "high: [z, x]")
+    c = check(text + "rules:\n  - {id: lo, when: {a: {in: low}}, then: p}\n  - {id: hi, when: {a: {in: high}}, then: q}\n")
+    assert codes(c) == ["duplicate-value"], [str(d) for d in c.diagnostics]
+    d = c.diagnostics[0]
+    assert (d.got, d.facts["set"], d.facts["first_set"]) == ("x", "high", "low")
+    assert (d.span.line, d.span.column) == (line_of(text, "high: [z, x]"), len("      high: [z, ") + 1)
+    assert "keep 'x' in the one set" in d.help and "hit_policy" not in d.help
+
+
+
+def test_sets_beside_listed_values_are_groups_that_may_share_values():
+    text = SETS.replace("    sets:\n", "    values: [x, y, z]\n    sets:\n").replace("high: [z]", "high: [z, x]")
+    c = check(text + "rules:\n  - {id: r, then: p}\n")
+    assert "duplicate-value" not in codes(c), [str(d) for d in c.diagnostics]
+
+
+
 def test_a_case_over_a_set_checks_every_member_and_the_witness_names_the_one_that_fails():
     rules = "- {id: xy, when: {a: [x, y]}, then: p}\n- {id: z, when: {a: z}, then: q}\n"
     good = check(sets_table(rules, "cases:\n  - {given: {a: {in: low}}, expect: p}\n"))

@@ -22,7 +22,7 @@ JsonSchemaValueException = JsonSchemaValuesException = SchemaMismatch
 
 VERSION = '2.22.3'
 import re
-REGEX_PATTERNS = {'^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)\\Z'), '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_]*(?!\\n)\\Z')}
+REGEX_PATTERNS = {'^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*(?!\\n)\\Z'), '^\\S(?:[\\s\\S]*\\S)?(?!\\n)$': re.compile('^\\S(?:[\\s\\S]*\\S)?(?!\\n)\\Z'), '^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)$': re.compile('^[A-Za-z0-9_][A-Za-z0-9_.-]*[.]ya?ml(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*(?!\\n)\\Z'), '^[A-Za-z_][A-Za-z0-9_]*(?!\\n)$': re.compile('^[A-Za-z_][A-Za-z0-9_]*(?!\\n)\\Z')}
 NoneType = type(None)
 
 def validate_https___swapool_invalid_schemas_decision_table_schema_json(data, custom_formats={}, name_prefix=None):
@@ -395,6 +395,8 @@ def validate_https___swapool_invalid_schemas_decision_table_schema_json__definit
                 data_item_len = len(data_item)
                 if data_item_len < 1:
                     raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must be longer than or equal to 1 characters')
+                if not REGEX_PATTERNS['^\\S(?:[\\s\\S]*\\S)?(?!\\n)$'].search(data_item):
+                    raise JsonSchemaValueException('' + (name_prefix or 'data') + f'[{data_x}]' + ' must match pattern ^\\S(?:[\\s\\S]*\\S)?(?!\\n)$')
     return data
 
 def validate_https___swapool_invalid_schemas_decision_table_schema_json__definitions_input(data, custom_formats={}, name_prefix=None):
