@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .reading import DEFAULT_TABLE, check, path_or_default
+from .reading import DEFAULT_TABLE, check, default_table, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
 
 
@@ -16,24 +16,30 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
         description="Mutation testing: change each rule's output, add/remove/replace each cell value, "
                     "narrow each '-', remove each rule and change each case's expectation; a mutant "
                     "that still validates is an edit the cases and invariants cannot catch.",
-        epilog="Exit codes: 0 every mutant killed, 1 some survived, 2 the table itself is invalid.")
-    p.add_argument("path", nargs="?", metavar="PATH", help=f"table file, or - (default: {DEFAULT_TABLE})")
+        epilog="Exit codes: 0 every mutant of every table killed, 1 some survived, 2 a table itself is invalid.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help=f"table files, directories (each *.yaml and *.yml in them) or - (default: {DEFAULT_TABLE} here "
+                        "or in the nearest folder above)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Each table in turn; the worst verdict is the exit code."""
+    return max(_one(args, path) for path in table_files(args.paths or [default_table()]))
+
+
+def _one(args: argparse.Namespace, path: str) -> int:
     from ..swa.contract import CONTRACTS
     from ..table.mutate import TooManyMutants, run_mutations
 
-    path = path_or_default(args.path)
     checked = check(args, path)
     if checked.table is None or not checked.ok:
         return refuse("mutate", checked.diagnostics, f"{path} must validate before its mutants mean anything")
     try:
         report = run_mutations(checked.table, CONTRACTS.get(checked.table.decision))
     except TooManyMutants as exc:
-        say(f"swapool mutate: {exc}", sys.stderr)
+        say(f"swapool mutate: {path}: {exc}", sys.stderr)
         return EXIT_USAGE
     if args.format == "json":
         print(to_json({"file": path, "mutants": report.total, "killed": report.killed,

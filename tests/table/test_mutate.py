@@ -16,10 +16,19 @@ def run(capsys, *argv):
 
 
 
-def test_every_mutant_of_the_shipped_table_is_killed(capsys):
-    code, out = run(capsys, "mutate", str(SHIPPED))
-    assert code == 0
-    assert out.strip().endswith("kill rate 100.0%")
+def test_every_mutant_of_both_shipped_tables_is_killed(capsys):
+    """What docs/cli.md says of the shipped tables, run on the folder as an author would."""
+    code, out = run(capsys, "mutate", "--no-enum-import", str(SHIPPED.parent))
+    summaries = [line for line in out.splitlines() if " mutants, " in line]
+    assert [s.split(":")[0] for s in summaries] == [str(SHIPPED.parent / n) for n in ("swa.yaml", "swa_backends.yaml")]
+    assert code == 0 and all(s.endswith("kill rate 100.0%") for s in summaries), out
+
+
+def test_a_folder_with_a_survivor_fails_and_names_the_file(capsys, tmp_path):
+    (tmp_path / "a.yaml").write_text(SHIPPED.read_text().replace("$schema=../", "$schema="))
+    (tmp_path / "b.yaml").write_text(mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n"))
+    code, out = run(capsys, "mutate", str(tmp_path))
+    assert code == 1 and f"{tmp_path / 'b.yaml'}:" in out and f"{tmp_path / 'a.yaml'}: " in out, out
 
 
 
