@@ -63,6 +63,35 @@ def table_files(paths: Sequence[str]) -> list[str]:
     return out
 
 
+def importers(paths: Sequence[str]) -> dict[str, str]:
+    """The tables beside `paths` that take inputs `from:` one of them and are not among them,
+    each with the file it imports: renaming a set in swa.yaml breaks swa_backends.yaml, so a
+    check of the one (a pre-commit hook passes only what changed) checks the other too.
+    Each candidate is read through the bounded reader, never run."""
+    from pathlib import Path
+
+    from ..table.source import parse_document, read_bytes
+
+    given = {os.path.realpath(p) for p in paths if p not in ("-", "")}
+    found: dict[str, str] = {}
+    for folder in sorted({os.path.dirname(p) for p in given}):
+        names = {os.path.basename(p) for p in given if os.path.dirname(p) == folder}
+        for candidate in sorted(Path(folder).glob("*.y*ml")):
+            if candidate.suffix not in (".yaml", ".yml") or str(candidate) in given:
+                continue
+            raw, _ = read_bytes(candidate)
+            if raw is None or not any(n.encode() in raw for n in names):
+                continue
+            doc, _ = parse_document(raw, str(candidate))
+            inputs = doc.data.get("inputs") if doc is not None and isinstance(doc.data, dict) else None
+            takes = sorted({spec["from"] for spec in inputs.values() if isinstance(spec, dict)
+                            and spec.get("from") in names}) if isinstance(inputs, dict) else []
+            if takes:
+                shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else str(candidate)
+                found[shown] = takes[0]
+    return found
+
+
 def check(args: argparse.Namespace, path: str) -> Any:
     """Check one table as every command does. What an enum binding's import prints goes to
     stderr, never into the command's output."""

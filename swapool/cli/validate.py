@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..table.diagnostics import Severity
-from .reading import DEFAULT_TABLE, check, default_table, table_files
+from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, render, summary_line, use_color
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -34,6 +34,8 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     paths = table_files(args.paths or [default_table()])
+    also = importers(paths)  # a table that imports a checked one is checked with it
+    paths += list(also)
     results = [check(args, p) for p in paths]
     diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
     if any(d.code == "io" for d in diagnostics):
@@ -46,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
         code = EXIT_OK
     fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
     shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
-    summary = None if args.quiet and code == EXIT_OK else summary_line(diagnostics, len(paths), strict=args.strict)
+    summary = None if args.quiet and code == EXIT_OK else "\n".join(
+        [f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
+        + [summary_line(diagnostics, len(paths), strict=args.strict)])
     text = render(args.format, paths, shown, use_color(args.color, sys.stdout), summary,
                   getattr(args, "stdin_filename", None) or "<stdin>")
     if text:

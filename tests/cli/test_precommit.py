@@ -69,3 +69,27 @@ def test_the_readme_snippet_runs_under_pre_commit_with_a_pinned_revision(tmp_pat
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     bad = subprocess.run(run, cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     assert bad.returncode == 1 and "error[overlap]" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_the_hook_on_an_imported_table_alone_checks_the_tables_that_import_it(tmp_path):
+    """pre-commit passes only what changed: renaming a set in the imported table fails at
+    its use in the importer, which the hook was never given."""
+    head = "format: 1\ndecision: d\nhit_policy: unique\n"
+    base = head + ("inputs:\n  algo: {sets: {own: [A, B], reads: [C]}}\noutput: {values: [p, q]}\nrules:\n"
+                   "  - {id: o, when: {algo: {in: own}}, then: p}\n  - {id: r, when: {algo: {in: reads}}, then: q}\n")
+    user = head + ("inputs:\n  algo: {from: base.yaml}\noutput: {values: [p, q]}\nrules:\n"
+                   "  - {id: o, when: {algo: {in: own}}, then: p}\n  - {id: r, when: {algo: C}, then: q}\n")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "user.yaml").write_text(user)
+    argv = shlex.split(hook()["entry"])[1:]
+
+    def run(text):
+        (tmp_path / "policies" / "base.yaml").write_text(text)
+        return subprocess.run([sys.executable, "-m", "swapool", *argv, "policies/base.yaml"], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    good = run(base)
+    assert good.returncode == 0 and "policies/user.yaml: checked too: it takes inputs from base.yaml" in good.stdout
+    broken = run(base.replace("own", "owned"))
+    assert broken.returncode == 1, broken.stdout
+    assert re.search(r"^policies/user\.yaml:\d+:\d+: error\[unknown-set\]", broken.stdout, re.M), broken.stdout
