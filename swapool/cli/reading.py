@@ -68,35 +68,40 @@ def importers(paths: Sequence[str]) -> dict[str, str]:
     each with the file it imports: renaming a set in swa.yaml breaks swa_backends.yaml, so a
     check of the one (a pre-commit hook passes only what changed) checks the other too.
     Each candidate is read through the bounded reader, never run."""
-    from pathlib import Path
-
     from ..table.source import parse_document, read_bytes
 
     given = {os.path.realpath(p) for p in paths if p not in ("-", "")}
     found: dict[str, str] = {}
     for folder in sorted({os.path.dirname(p) for p in given}):
         names = {os.path.basename(p) for p in given if os.path.dirname(p) == folder}
-        for candidate in sorted(Path(folder).glob("*.y*ml")):
-            if candidate.suffix not in (".yaml", ".yml") or str(candidate) in given:
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:  # the given path's folder is missing: checking it says so
+            continue
+        for entry in entries:
+            candidate = os.path.join(folder, entry)
+            if not entry.endswith((".yaml", ".yml")) or candidate in given:
                 continue
             raw, _ = read_bytes(candidate)
             if raw is None or not any(n.encode() in raw for n in names):
                 continue
-            doc, _ = parse_document(raw, str(candidate))
+            doc, _ = parse_document(raw, candidate)
             inputs = doc.data.get("inputs") if doc is not None and isinstance(doc.data, dict) else None
             takes = sorted({spec["from"] for spec in inputs.values() if isinstance(spec, dict)
                             and spec.get("from") in names}) if isinstance(inputs, dict) else []
             if takes:
-                shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else str(candidate)
+                shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else candidate
                 found[shown] = takes[0]
     return found
 
 
-def check(args: argparse.Namespace, path: str) -> Any:
-    """Check one table as every command does. What an enum binding's import prints goes to
-    stderr, never into the command's output."""
+def check(args: argparse.Namespace, path: str, *, name: str | None = None, folder: str | None = None) -> Any:
+    """Check one table as every command does: `path` a file, or - for standard input
+    (named by --stdin-filename). `name` is what locations say, `folder` where its imports
+    are (default: the file's own; standard input's is its --stdin-filename's). What an
+    enum binding's import prints goes to stderr, never into the command's output."""
     with contextlib.redirect_stdout(sys.stderr):
-        return _check_quietly(args, path)
+        return _check_quietly(args, path, name, folder)
 
 
 def enum_policy(args: argparse.Namespace) -> Any:
@@ -107,23 +112,31 @@ def enum_policy(args: argparse.Namespace) -> Any:
     return EnumPolicy(do_import=not getattr(args, "no_enum_import", True), allowed=allowed)
 
 
-def _check_quietly(args: argparse.Namespace, path: str) -> Any:
+def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder: str | None) -> Any:
     from ..swa.contract import CONTRACTS
     from ..table.check import Checked, check_bytes, check_path
-
-    if path != "-":
-        return check_path(path, display=path, enums=enum_policy(args), contracts=CONTRACTS)
     from ..table.codes import IO, Io
     from ..table.diagnostics import Span, error
-    from ..table.source import MAX_BYTES
+    from ..table.source import MAX_BYTES, read_bytes
 
-    name = getattr(args, "stdin_filename", None) or "<stdin>"
+    if path != "-" and name is None and folder is None:
+        return check_path(path, display=path, enums=enum_policy(args), contracts=CONTRACTS)
+    if path != "-":
+        name = name or path
+        raw, found = read_bytes(path, name)
+        if raw is None:
+            return Checked(name, None, tuple(found))
+        return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS,
+                           folder=folder or os.path.dirname(path) or ".")
+    stdin_name = getattr(args, "stdin_filename", None)
+    name = name or stdin_name or "<stdin>"
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
         return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.CLOSED, file=name),))
     raw = sys.stdin.buffer.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.TOO_LARGE, file=name, limit=MAX_BYTES),))
-    folder = os.path.dirname(args.stdin_filename) or "." if getattr(args, "stdin_filename", None) else None
+    if folder is None and stdin_name:
+        folder = os.path.dirname(stdin_name) or "."
     return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)
 
 

@@ -161,7 +161,7 @@ IO = Code(
      Io.DIRECTORY: lambda file: (f"{file} is a directory, expected a YAML table file", None),
      Io.UNREADABLE: lambda file, reason: (f"{file}: cannot read: {reason}", None),
      Io.NOT_REGULAR: lambda file: (f"{file} is not a regular file (a pipe or device?); expected a YAML table file",
-                                   None),
+                                   "give its content on standard input (-) instead"),
      Io.TOO_LARGE: lambda file, limit: (f"{file} is larger than {limit} bytes; a policy table is a few kilobytes",
                                         None),
      Io.CLOSED: lambda file: (f"{file}: standard input is closed", None),

@@ -97,12 +97,18 @@ def digest_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+#: A path naming a descriptor this process already holds (bash's process substitution).
+_INHERITED = re.compile(r"/(?:dev|proc/self)/fd/[0-9]+|/dev/stdin")
+
+
 def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
     """The raw bytes of a regular table file (at most MAX_BYTES); I/O problems become `io`
     diagnostics. The file is opened without blocking and then examined (no window between
     a check and the open for a pipe to be swapped in); FIFOs, devices and directories are
     refused unread, and a file that reports no size (empty, or a /proc file that may block
-    on read) is taken as empty without reading it, so a path can never make a check block."""
+    on read) is taken as empty without reading it, so a path can never make a check block.
+    The one pipe read is one this process already holds open by its /dev/fd/N name (as
+    `swapool diff <(git show HEAD:t.yaml) t.yaml` passes it): its writer is the shell's."""
     name = display if display is not None else str(path)
     if not os.fspath(path):
         return None, [error(IO, Span("<empty path>", 1, 1), problem=Io.EMPTY_PATH)]
@@ -118,9 +124,11 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
-        if not stat.S_ISREG(info.st_mode):
+        if stat.S_ISFIFO(info.st_mode) and _INHERITED.fullmatch(os.fspath(path)):
+            os.set_blocking(fd, True)  # a pipe this process holds open (`<(git show ...)`): its writer is there
+        elif not stat.S_ISREG(info.st_mode):
             return None, [error(IO, Span(name, 1, 1), problem=Io.NOT_REGULAR, file=name)]
-        if info.st_size == 0:
+        if info.st_size == 0 and stat.S_ISREG(info.st_mode):
             return b"", []
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)

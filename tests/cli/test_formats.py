@@ -43,7 +43,8 @@ def test_sarif_output_is_valid_sarif_2_1_0(capsys, write):
 
 def test_sarif_for_a_clean_table_has_no_error_results(capsys):
     code, out = run(capsys, "validate", "--no-enum-import", "--format", "sarif", str(SHIPPED))
-    assert code == 0 and json.loads(out)["runs"][0]["results"] == []
+    results = json.loads(out)["runs"][0]["results"]  # the tables that import it are checked too: their notes
+    assert code == 0 and [r for r in results if r["level"] != "note"] == [], results
 
 
 

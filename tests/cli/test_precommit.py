@@ -93,3 +93,9 @@ def test_the_hook_on_an_imported_table_alone_checks_the_tables_that_import_it(tm
     broken = run(base.replace("own", "owned"))
     assert broken.returncode == 1, broken.stdout
     assert re.search(r"^policies/user\.yaml:\d+:\d+: error\[unknown-set\]", broken.stdout, re.M), broken.stdout
+
+
+def test_a_missing_table_in_a_missing_folder_is_an_io_error_not_a_crash(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "swapool", "validate", "no/such/t.yaml"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "error[io]" in done.stdout and not done.stderr, done.stderr

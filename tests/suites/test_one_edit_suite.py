@@ -20,7 +20,7 @@ from ..helpers import SHIPPED, add_algorithms, algorithms
 ROOT = Path(__file__).resolve().parents[2]
 #: What a test may read of the project: the package, its tables, schema, docs and tests.
 PROJECT = ("swapool", "tests", "policies", "schemas", "scripts", "benchmarks", "README.md", "docs", "pyproject.toml",
-           ".pre-commit-hooks.yaml", "LICENSE")
+           ".pre-commit-hooks.yaml", ".gitattributes", ".ci", "LICENSE")
 #: How a test module shows that it reads the shipped tables.
 READS_TABLES = re.compile(r"SHIPPED|shipped_data|algorithm_sets|algorithms\(\)|default_policy|policies/|"
                           r"add_algorithms|with_names|load_policy\(\)")
