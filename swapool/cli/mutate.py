@@ -18,8 +18,7 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
                     "that still validates is an edit the cases and invariants cannot catch.",
         epilog="Exit codes: 0 every mutant of every table killed, 1 some survived, 2 a table itself is invalid.")
     p.add_argument("paths", nargs="*", metavar="PATH",
-                   help=f"table files, directories (each *.yaml and *.yml in them) or - (default: {DEFAULT_TABLE} here "
-                        "or in the nearest folder above)")
+                   help=f"table files, directories (each *.yaml and *.yml in them) or - (default: {DEFAULT_TABLE})")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=run)
 

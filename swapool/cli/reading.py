@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-DEFAULT_TABLE = "policies/swa.yaml"
+DEFAULT_TABLE = "$SWAPOOL_POLICY, else policies/swa.yaml here or in the nearest folder above, else the installed one"
 
 
 def add_reading_flags(parser: argparse.ArgumentParser) -> None:
@@ -23,22 +23,19 @@ def add_reading_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def default_table() -> str:
-    """The checkout's table: policies/swa.yaml here or in the nearest folder above (as git
-    finds its repository), so that `swapool validate` inside policies/ checks the file
-    being edited. Outside a checkout, the installed one, said on stderr."""
-    folder = os.getcwd()
-    while True:
-        candidate = os.path.join(folder, DEFAULT_TABLE)
-        if os.path.isfile(candidate):
-            return os.path.relpath(candidate)
-        folder, below = os.path.dirname(folder), folder
-        if folder == below:
-            break
-    from ..table.shipped import shipped
+    """The table a command reads when no PATH is given (swa/paths.py's rule: $SWAPOOL_POLICY,
+    then policies/swa.yaml here or in the nearest folder above, then the installed one),
+    said on stderr so that the output is never read as another file's."""
+    from ..swa.paths import find_table
+    from ..table.decider import PolicyError
 
-    installed = str(shipped(DEFAULT_TABLE))
-    print(f"swapool: no {DEFAULT_TABLE} here or in a folder above; using the installed {installed}", file=sys.stderr)
-    return installed
+    try:
+        path, source = find_table("policy", here=True)
+    except PolicyError as exc:
+        print(f"swapool: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None  # a usage error, as argparse's
+    print(f"swapool: reading {path} ({source})", file=sys.stderr)
+    return path
 
 
 def path_or_default(value: str | None) -> str:

@@ -22,7 +22,7 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
                "'swapool codes' lists every finding code.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help=f"table files, directories (searched for *.yaml and *.yml) or - for standard input "
-                        f"(default: {DEFAULT_TABLE} here or in the nearest folder above)")
+                        f"(default: {DEFAULT_TABLE})")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--strict", action="store_true", help="warnings fail the check too")
     p.add_argument("-q", "--quiet", action="store_true",

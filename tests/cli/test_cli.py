@@ -281,4 +281,31 @@ def test_no_path_checks_the_checkout_table_from_any_folder_inside_it(tmp_path, m
 def test_no_path_outside_a_checkout_says_it_uses_the_installed_table(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["validate", "-q", "--no-enum-import"]) == 0
-    assert f"using the installed {SHIPPED}" in capsys.readouterr().err
+    assert f"swapool: reading {SHIPPED} (the installed table)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["validate"], ["explain", "--set", "a=x", "--set", "b=true"], ["show"], ["mutate"]])
+def test_without_a_path_every_command_follows_one_rule_and_says_which_table(argv, tmp_path, monkeypatch, capsys):
+    """$SWAPOOL_POLICY, then policies/swa.yaml here or above, then the installed table."""
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "swa.yaml").write_text(mini("- {id: r, when: {a: -, b: -}, then: p}\n", hit_policy="firts"))
+    named = tmp_path / "named.yaml"
+    named.write_text(mini("- {id: all, when: {a: -, b: -}, then: q}\n", hit_policy="first"))
+    monkeypatch.chdir(tmp_path / "policies")
+    monkeypatch.setenv("SWAPOOL_POLICY", str(named))
+    assert main([argv[0], "--no-enum-import", *argv[1:]]) in (0, 1)  # mutate: survivors, not the broken table
+    captured = capsys.readouterr()
+    assert f"swapool: reading {named} ($SWAPOOL_POLICY)" in captured.err and "firts" not in captured.out + captured.err
+    monkeypatch.delenv("SWAPOOL_POLICY")
+    main([argv[0], "--no-enum-import", *argv[1:]])
+    captured = capsys.readouterr()
+    assert "swapool: reading swa.yaml (policies/swa.yaml in this folder or the nearest above)" in captured.err
+    assert "firts" in captured.out + captured.err
+
+
+def test_an_empty_swapool_policy_is_a_usage_error_not_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SWAPOOL_POLICY", "")
+    with pytest.raises(SystemExit) as exited:
+        main(["validate"])
+    assert exited.value.code == 2 and "$SWAPOOL_POLICY is set but empty" in capsys.readouterr().err
