@@ -233,6 +233,30 @@ def test_table_values_match_sglangs_speculative_algorithm():
     assert not values - members, f"not members of SpeculativeAlgorithm: {sorted(values - members)}"
 
 
+def test_plan_takes_the_installed_sglangs_attention_backend_values_and_they_are_the_shipped_ones():
+    """`swapool plan` reads sglang's lists from its source; where sglang is the release the
+    places were verified on, they are the shipped lists, and each flag value that builds
+    a place builds it from the module and class the places table names."""
+    real_sglang()
+    import importlib.metadata
+
+    from swapool.swa.integrations import sglang_places as places
+
+    choices = places.flag_choices()
+    assert choices.source.startswith("the installed sglang")
+    if importlib.metadata.version("sglang") == places.VERIFIED_RELEASE:
+        assert (choices.attention, choices.draft) == (places.ATTENTION_BACKEND_CHOICES,
+                                                      places.DRAFT_ATTENTION_BACKEND_CHOICES)
+    from sglang.srt.layers.attention import attention_registry
+
+    source = importlib.util.find_spec("sglang.srt.layers.attention.attention_registry").origin
+    text = open(source, encoding="utf-8").read()
+    for flag, place in places.FLAG_PLACES.items():
+        assert flag in attention_registry.ATTENTION_BACKENDS, flag
+        body = text.split(f'@register_attention_backend("{flag}")', 1)[1].split("@register_attention_backend", 1)[0]
+        assert places.PLACES[place].cls in body, (flag, place)
+
+
 def test_swapool_agrees_with_sglangs_own_resolvers_on_every_input():
     FlashInfer, TRTLLM, RealBase, RealSWA, SpeculativeAlgorithm = real_sglang()
     pool_classes = (RealSWA, RealBase, object)

@@ -188,19 +188,21 @@ class Tables:
                 f"{', '.join(GUARDED)} against {self.places.path} (sha256:{self.places.digest[:12]})")
 
 
-def load_tables() -> Tables:
-    """Both tables, or `PolicyError` saying which of them did not load and why."""
+def load_tables(policy: str | None = None, places: str | None = None, **options: Any) -> Tables:
+    """Both tables, as a server loads them (`policy`/`places`: paths given as flags, else
+    swa/paths.py's rule), or `PolicyError` saying which of them did not load and why.
+    `swapool plan` calls this too, so that a plan and a start never differ on the tables."""
     try:
-        policy = load_policy()
+        loaded = load_policy(table_path("policy", policy), **options)
     except PolicyError as exc:
         raise PolicyError(f"the SWA pool policy did not load: {exc.headline}", exc.diagnostics) from None
     try:
-        places = places_policy()
+        described = load_policy(table_path("places", places), **options)
     except PolicyError as exc:
         raise PolicyError(f"the table of places (what each sglang place decides today, ${ENV_PLACES} or the "
                           f"shipped policies/swa_backends.yaml) did not load: {exc.headline}",
                           exc.diagnostics) from None
-    return Tables(policy, places)
+    return Tables(loaded, described)
 
 
 _said: set[str] = set()

@@ -10,6 +10,7 @@ inline backends `SWAKVPool`. The table's pool facts are "passes this place's che
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -110,3 +111,68 @@ MODULES: tuple[str, ...] = tuple(dict.fromkeys(p.module for p in PLACES.values()
 def places_in(module: str) -> list[str]:
     """The places whose class lives in `module`."""
     return [name for name, p in PLACES.items() if p.module == module]
+
+
+#: The sglang release the places above, and the flag values below, were read from.
+VERIFIED_RELEASE = "0.5.23"
+#: Its --attention-backend (and --prefill-/--decode-attention-backend) values, and those a
+#: draft runner takes (sglang/srt/arg_groups/choices.py).
+ATTENTION_BACKEND_CHOICES = (
+    "triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed", "fa3", "fa4", "flashinfer",
+    "llada2_cfg_flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla", "trtllm_mha", "hpc_ops",
+    "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave", "intel_amx", "ascend", "intel_xpu")
+DRAFT_ATTENTION_BACKEND_CHOICES = ("flashinfer", "fa3", "fa4", "triton", "ascend", "trtllm_mha", "intel_xpu")
+#: The place each flag value builds, as sglang's attention registry builds it (fa3 and fa4
+#: build FlashAttentionBackend, intel_xpu XPUAttentionBackend); a value not here builds a
+#: backend that makes no SWA pool decision (its runner's KV index translator still does).
+FLAG_PLACES = {"triton": "triton", "torch_native": "torch_native", "fa3": "flash_attention", "fa4": "flash_attention",
+               "flashinfer": "flashinfer", "trtllm_mha": "trtllm_mha", "aiter": "aiter", "intel_amx": "intel_amx",
+               "intel_xpu": "xpu"}
+#: What a draft runner falls back to on a CUDA machine when its backend is not one it takes.
+DRAFT_FALLBACK = "flashinfer"
+
+
+@dataclass(frozen=True)
+class FlagChoices:
+    """sglang's flag values, and where they were read: the installed sglang's own lists
+    (read from its source, not imported: importing sglang takes seconds and imports torch),
+    or the verified release's."""
+
+    attention: tuple[str, ...]
+    draft: tuple[str, ...]
+    source: str
+
+
+def flag_choices() -> FlagChoices:
+    import importlib.util
+
+    found = importlib.util.find_spec("sglang")
+    if found is not None and found.submodule_search_locations:
+        path = os.path.join(list(found.submodule_search_locations)[0], "srt", "arg_groups", "choices.py")
+        lists = _literal_lists(path, ("ATTENTION_BACKEND_CHOICES", "DRAFT_ATTENTION_BACKEND_CHOICES"))
+        if lists is not None:
+            return FlagChoices(lists[0], lists[1], f"the installed sglang ({path})")
+    return FlagChoices(ATTENTION_BACKEND_CHOICES, DRAFT_ATTENTION_BACKEND_CHOICES,
+                       f"sglang {VERIFIED_RELEASE}, the release the table of places was verified on")
+
+
+def _literal_lists(path: str, names: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
+    """The string lists assigned to `names` at the top of a Python file, or None if any is
+    missing (a layout this version of swapool does not know)."""
+    import ast  # only `swapool plan` reads these; the plugin's entry imports this module
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found: dict[str, tuple[str, ...]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                found[node.targets[0].id] = tuple(value)
+    return tuple(found[n] for n in names) if all(n in found for n in names) else None

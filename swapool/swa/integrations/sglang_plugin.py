@@ -40,6 +40,19 @@ def opted_out() -> bool:
     return os.environ.get(ENV_PLUGIN, "").strip().lower() in ("0", "off", "false", "no")
 
 
+def plugin_off() -> str | None:
+    """Why sglang's own code decides every place in this environment, or None when the
+    plugin is in force: the operator's opt-out, or sglang's allow-list (SGLANG_PLUGINS,
+    comma-separated entry-point names; empty means all) without this plugin's name."""
+    if opted_out():
+        return f"{ENV_PLUGIN}={os.environ[ENV_PLUGIN]}"
+    allowed = os.environ.get("SGLANG_PLUGINS", "")
+    names = {name.strip() for name in allowed.split(",")} - {""}
+    if names and "swapool" not in names:
+        return f"SGLANG_PLUGINS={allowed} does not list swapool"
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     """An unexpected error keeps its traceback: it is the whole story."""
     return "".join(traceback.format_exception(exc)).rstrip()
