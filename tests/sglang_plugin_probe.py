@@ -113,8 +113,11 @@ def frozen_view() -> dict:
     import sglang.srt.layers.attention.triton_backend as tb
     from sglang.srt.speculative.frozen_kv_mtp_utils import frozen_kv_target_view
     _stub_runtime_config(tb)
-    backend = tb.TritonAttnBackend(_triton_runner(object, True, SpeculativeAlgorithm.FROZEN_KV_MTP, SWAKVPool),
-                                   skip_prefill=True)
+    try:
+        backend = tb.TritonAttnBackend(_triton_runner(object, True, SpeculativeAlgorithm.FROZEN_KV_MTP, SWAKVPool),
+                                       skip_prefill=True)
+    except Exception as exc:  # the start-up guard refuses it: it decides otherwise than the policy
+        return {"refused": f"{type(exc).__name__}: {exc}"}
     out = {"at_construction": {"pool_is_swa": isinstance(backend.token_to_kv_pool, SWAKVPool),
                                "use_sliding_window_kv_pool": backend.use_sliding_window_kv_pool}}
     context = MagicMock(target_token_to_kv_pool=MagicMock(spec=SWAKVPool))

@@ -13,6 +13,7 @@ from typing import Any
 from .render import EXIT_OK, EXIT_USAGE, refuse, say, to_json
 from .show import Decided, decided
 
+#: The runner's KV index translator (sglang_places.TRANSLATOR; not imported here: validate's path stays lean)
 TRANSLATOR = "kv_index_translator"
 #: Planned, but in some region a place decides otherwise than the intended table.
 EXIT_DIVERGES = 3

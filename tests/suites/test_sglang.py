@@ -324,23 +324,48 @@ def test_the_plugin_can_be_turned_off():
 GUARDED_PLACES = ("triton", "flash_attention", "torch_native", "intel_amx", "xpu")
 
 
-def test_the_guard_lets_every_real_inline_backend_start_when_code_and_table_agree():
+def _intended(policy, key: str) -> str:
+    """What policies/swa.yaml intends for a guard probe's key ('triton: <own pool>, draft=..,
+    <algorithm>, <allocator pool>'); these places check the concrete SWAKVPool."""
+    place, rest = key.split(": ")
+    label, draft, algorithm, alloc = rest.split(", ")
+    return policy.decide(active_pool="swa" if label.startswith("SWAKVPool") else "other",
+                         is_draft_worker=draft == "draft=True", spec_algorithm=algorithm,
+                         allocator_kvcache="swa" if alloc == "SWAKVPool" else "other").output
+
+
+def test_the_guard_starts_every_real_inline_backend_where_it_decides_as_the_policy_and_refuses_the_rest():
     """Differential test of the places whose decision is inline: each real constructor over
-    every input (4 own pools x draft x every algorithm x 2 allocator pools) agrees with the
-    table of places, or the guard would refuse it."""
+    every input (4 own pools x draft x every algorithm x 2 allocator pools). Where sglang's
+    code decides as policies/swa.yaml intends, it starts; where it decides otherwise (the
+    divergences `swapool plan` marks), the guard refuses naming both decisions."""
     result, log = probe("guard")
-    assert all(v.startswith("built") for v in result.values()), {k: v for k, v in result.items()
-                                                                  if not v.startswith("built")}
+    policy = load_policy(SHIPPED, import_enums=False)
     per_place = {p: [k for k in result if k.startswith(p + ":")] for p in GUARDED_PLACES}
     assert all(len(keys) == 4 * 2 * len(_algorithm_members()) * 2 for keys in per_place.values())
-    on = {p: {k.split(": ")[1].split(",")[0] for k in keys if result[k].endswith("=True")}
-          for p, keys in per_place.items()}
-    assert on["triton"] == {"SWAKVPool", "SWAKVPool(0 swa layers)"}  # no swa_layer_nums check
-    assert all(on[p] == {"SWAKVPool"} for p in GUARDED_PLACES if p != "triton")
+    refused = {}
+    for key, outcome in result.items():
+        if outcome.startswith("built"):
+            assert ("active" if outcome.endswith("=True") else "none") == _intended(policy, key), key
+            continue
+        m = re.search(r"decides '(\w+)' .* intends '(\w+)' there \(rule '[a-z-]+' at \S+swa\.yaml:\d+:\d+\)", outcome)
+        assert outcome.startswith("PolicyError: swapool start-up guard: ") and m, (key, outcome)
+        assert m.group(2) == _intended(policy, key) != m.group(1), key
+        refused[key] = m.groups()
+    names = [a.name for a in _algorithm_members()]
+    # triton: a target whose own pool fails SWAKVPool while the allocator's passes, and the frozen-KV draft
+    assert {k for k in refused if k.startswith("triton:")} == {
+        f"triton: {pool}, draft={d}, {a}, SWAKVPool" for pool in ("BaseSWAKVPool", "MHATokenToKVPool")
+        for d, a in [(False, a) for a in names] + [(True, "FROZEN_KV_MTP")]}
+    # the others also ignore a SWA pool without SWA layers, which the policy would translate through
+    assert {k for k in refused if k.startswith("torch_native:") and "(0 swa layers)" in k} == {
+        k for k in per_place["torch_native"] if "(0 swa layers)" in k}
     assert "the start-up guard checks triton, flash_attention, torch_native, intel_amx, xpu" in log
     for place in GUARDED_PLACES:  # each real constructor logged what it decided, with the rule
         assert re.search(rf"swapool: {place} \(target, NONE\): active, .* by rule '[a-z-]+' at "
                          r".*swa_backends\.yaml:\d+:\d+ .*; sglang's code agrees", log), place
+    warned, _ = probe("guard", SWAPOOL_SGLANG_GUARD="warn")
+    assert all(v.startswith("built") for v in warned.values())
 
 
 def _algorithm_members() -> list:
@@ -351,7 +376,7 @@ def _algorithm_members() -> list:
 def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(tmp_path):
     places = drifted_places(tmp_path, "triton")
     result, _ = probe("guard", SWAPOOL_PLACES_POLICY=places)
-    refused = {k: v for k, v in result.items() if not v.startswith("built")}
+    refused = {k: v for k, v in result.items() if "has drifted" in v}  # (the others: the policy's refusals)
     names = [a.name for a in _algorithm_members()]
     assert set(refused) == {f"triton: {pool}, draft={d}, {a}, SWAKVPool"
                             for pool in ("BaseSWAKVPool", "MHATokenToKVPool")
@@ -367,7 +392,7 @@ def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(
 
 def test_the_guard_refuses_torch_native_where_the_table_forgets_its_swa_layer_check(tmp_path):
     result, _ = probe("guard", SWAPOOL_PLACES_POLICY=drifted_places(tmp_path, "torch_native"))
-    refused = {k for k, v in result.items() if not v.startswith("built")}
+    refused = {k for k, v in result.items() if "has drifted" in v}
     assert refused == {k for k in result if k.startswith("torch_native: SWAKVPool(0 swa layers),")}
     assert len(refused) == 2 * len(_algorithm_members()) * 2
 
@@ -444,6 +469,30 @@ def test_guard_check_compares_a_constructed_backend_with_the_table(fake_sglang, 
             integration.guard_check("triton", code, mr, policy=drifted)
 
 
+def test_guard_check_holds_the_code_to_the_policy_where_the_places_agree_with_it(fake_sglang, monkeypatch):
+    """CPU twin of the intent check: triton as the shipped places describe it (and its code
+    decides) refuses exactly where policies/swa.yaml reads through the allocator instead."""
+    shipped_places = load_policy(SHIPPED.parent / "swa_backends.yaml", import_enums=False)
+    policy = load_policy(SHIPPED, import_enums=False)
+    refused = 0
+    for facts, mr in runners(pool_classes=(SWAKVPool, PlainPool)):
+        code = types.SimpleNamespace(use_sliding_window_kv_pool=facts[0] == "SWAKVPool")
+        intended = policy.decide(active_pool="swa" if facts[0] == "SWAKVPool" else "other",
+                                 is_draft_worker=facts[1], spec_algorithm=facts[2],
+                                 allocator_kvcache="swa" if facts[3] == "SWAKVPool" else "other").output
+        if intended == ("active" if facts[0] == "SWAKVPool" else "none"):
+            integration.guard_check("triton", code, mr, policy=shipped_places, intended=policy)
+            continue
+        refused += 1
+        with pytest.raises(PolicyError, match=f"decides 'none'.*as .*swa_backends.yaml.* describes it.*intends "
+                                              f"'{intended}' there \\(rule '[a-z-]+' at .*swa.yaml:"):
+            integration.guard_check("triton", code, mr, policy=shipped_places, intended=policy)
+        monkeypatch.setenv("SWAPOOL_SGLANG_GUARD", "warn")
+        integration.guard_check("triton", code, mr, policy=shipped_places, intended=policy)
+        monkeypatch.delenv("SWAPOOL_SGLANG_GUARD")
+    assert refused  # the target whose own pool is plain while the allocator's is SWA, and the frozen-KV draft
+
+
 def test_guard_check_reads_the_translators_facts_and_its_id_space(fake_sglang, tmp_path):
     """CPU twin of the translator's guard: runners as the translator is given them, and
     what its id space says; each case is written out, with the outcome sglang's code has."""
@@ -503,9 +552,20 @@ def test_frozen_kv_mtp_triton_draft_caches_a_pool_check_its_target_view_does_not
     """The issue's question, on the real classes: the topk > 1 FROZEN_KV_MTP draft backend
     (triton, built from the draft runner's own dummy pool) keeps use_sliding_window_kv_pool
     from construction, while sglang's frozen_kv_target_view swaps a SWA target pool in."""
-    result, _ = probe("frozen_view")
+    result, _ = probe("frozen_view", SWAPOOL_SGLANG_GUARD="warn")
     assert result == {"at_construction": {"pool_is_swa": False, "use_sliding_window_kv_pool": False},
                       "in_target_view": {"pool_is_swa": True, "use_sliding_window_kv_pool": False}}
+
+
+def test_the_guard_refuses_the_frozen_kv_mtp_triton_draft_naming_both_decisions():
+    """What `swapool plan --attention-backend triton --speculative-algorithm FROZEN_KV_MTP`
+    marks: the real constructor is refused, with sglang's decision and the policy's rule."""
+    result, _ = probe("frozen_view")
+    message = result["refused"]
+    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton "), message
+    assert "decides 'none' (use_sliding_window_kv_pool=False)" in message
+    assert re.search(r"intends 'allocator' there \(rule 'frozen-kv-draft-reads-target-swa' at \S+swa\.yaml:\d+:\d+\)",
+                     message), message
 
 
 def test_validate_strict_passes_on_the_shipped_tables_and_catches_a_misspelt_member(tmp_path, capsys):

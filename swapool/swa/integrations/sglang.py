@@ -25,7 +25,7 @@ from ...table.decider import Explanation, PolicyError
 from ..facts import runner_facts
 from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
-from .sglang_places import BACKENDS, GUARDED, Backend, Guarded, backend_runner
+from .sglang_places import BACKENDS, GUARDED, TRANSLATOR, Backend, Guarded, backend_runner
 
 __all__ = ["BACKENDS", "GUARDED", "Backend", "Guarded", "SGLangUnavailable", "Tables", "guard_check", "install",
            "installed", "load_tables", "make_resolver", "patch", "places_policy", "pool_types", "uninstall"]
@@ -143,30 +143,51 @@ def _shown(facts: dict[str, Any], read: Iterable[str]) -> str:
     return ", ".join(f"{k}={getattr(facts[k], 'name', facts[k])}" for k in read)
 
 
-def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | None = None) -> Explanation:
-    """Compare what `built`'s constructor decided with the table's answer for the same
-    model runner; on disagreement raise `PolicyError` naming the place, the facts, the
-    table's rule and line, and the code's decision (or log it, with SWAPOOL_SGLANG_GUARD=warn).
-    Returns the table's explanation."""
-    return _guard(place, built, model_runner, _place_view(policy or places_policy(), place))[0]
+def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | None = None,
+                intended: Policy | None = None) -> Explanation:
+    """Compare what `built`'s constructor decided with the table of places' answer for the
+    same model runner, and (given `intended`, the SWA pool policy) with what the policy
+    intends; on disagreement raise `PolicyError` naming the place, the facts, both
+    decisions and their rules' lines (or log it, with SWAPOOL_SGLANG_GUARD=warn). Returns
+    the table of places' explanation."""
+    view = _place_view(policy or places_policy(), place)
+    return _guard(place, built, model_runner, view, _place_view(intended, place) if intended else None)[0]
 
 
-def _guard(place: str, built: Any, model_runner: Any, view: Policy) -> tuple[Explanation, dict[str, Any], str]:
-    """`guard_check` on a policy already restricted to the place; also the facts read and
+def _guard(place: str, built: Any, model_runner: Any, view: Policy,
+           intended: Policy | None = None) -> tuple[Explanation, dict[str, Any], str]:
+    """`guard_check` on policies already restricted to the place; also the facts read and
     what the code decided, in words."""
     g = GUARDED[place]
-    explained, facts = _explain(model_runner, view, (_import(g.pool_module, g.pool_cls),))
+    types = (_import(g.pool_module, g.pool_cls),)
+    explained, facts = _explain(model_runner, view, types)
     code, shown_code = g.decided(built, model_runner)
-    if code == explained.decision.output:
-        return explained, facts, f"sglang's code agrees ({shown_code})"
-    message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) "
-               f"for {_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
-               f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the "
-               f"table from the code). {ENV_GUARD}=warn logs this instead of refusing.")
-    if os.environ.get(ENV_GUARD, "").strip().lower() == "warn":
+    warn = os.environ.get(ENV_GUARD, "").strip().lower() == "warn"
+    if code != explained.decision.output:
+        message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) "
+                   f"for {_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
+                   f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the "
+                   f"table from the code). {ENV_GUARD}=warn logs this instead of refusing.")
+        if not warn:
+            raise PolicyError(message)
         log.warning("%s", message)
         return explained, facts, f"sglang's code decided '{code}' ({shown_code}): {ENV_GUARD}=warn let it start"
-    raise PolicyError(message)
+    if intended is not None:
+        meant, meant_facts = _explain(model_runner, intended, types)
+        if meant.decision.output != code:
+            both = {**{k: facts[k] for k in explained.read}, **{k: meant_facts[k] for k in meant.read}}
+            message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decides '{code}' "
+                       f"({shown_code}) for {_shown(both, both)}, as {view.path} describes it (rule "
+                       f"'{explained.rule.id}' at {explained.rule.span}), but {intended.path} intends "
+                       f"'{meant.decision.output}' there (rule '{meant.rule.id}' at {meant.rule.span}): the place "
+                       f"would translate through another pool than the policy says. {ENV_GUARD}=warn logs this "
+                       "instead of refusing.")
+            if not warn:
+                raise PolicyError(message)
+            log.warning("%s", message)
+            return explained, facts, (f"sglang's code decided '{code}' ({shown_code}), not the policy's "
+                                      f"'{meant.decision.output}': {ENV_GUARD}=warn let it start")
+    return explained, facts, f"sglang's code agrees ({shown_code})"
 
 
 # --- the plugin's side: what sglang_plugin.py calls when sglang imports a place's module ---
@@ -261,13 +282,15 @@ def patch(place: str, cls: type, tables: Tables) -> None:
     else:
         g = GUARDED[place]
         view = _place_view(tables.places, place)
+        # the translator decides where SWA layers write, not what attention reads: held to the places only
+        intended = None if place == TRANSLATOR else _place_view(tables.policy, place)
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             original_init(self, *args, **kwargs)
             if not _acts_here(self, cls):
                 return
             runner = g.runner(args, kwargs)
-            explained, facts, code = _guard(place, self, runner, view)
+            explained, facts, code = _guard(place, self, runner, view, intended)
             _say_once(decision_line(place, runner, explained, facts, code), tables)
     __init__.__qualname__ = f"{cls.__qualname__}.__init__ [swapool {place}]"
     __init__.__wrapped__ = original_init  # type: ignore[attr-defined]

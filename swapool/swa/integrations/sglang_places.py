@@ -102,6 +102,8 @@ GUARDED: dict[str, Guarded] = {
 }
 
 
+#: The runner's KV index translator: it decides where SWA layers write, not what attention reads.
+TRANSLATOR = "kv_index_translator"
 #: Every place, by name: where its class lives.
 PLACES: dict[str, Backend | Guarded] = {**BACKENDS, **GUARDED}
 #: The modules that define a place's class, each once.
