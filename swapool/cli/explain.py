@@ -47,10 +47,8 @@ def run(args: argparse.Namespace) -> int:
         print(to_json({"file": path, "facts": facts, "output": decision.output, "rule": rule.id,
                        "at": str(rule.span), "why": rule.why, "partial": partial}, indent=2))
         return verdict
-    say(f"decision: {decision.output}")
-    say(f"rule:     {rule.id} ({rule.span})")
-    if rule.why:
-        say(f"why:      {' '.join(rule.why.split())}")
+    for line in str(explained).splitlines():
+        say(line)
     unused = [n for n in decider.table.input_names if n in facts and n not in explained.read]
     if unused:
         say(f"not read: {', '.join(unused)} (the decision did not depend on them)")

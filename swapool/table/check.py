@@ -13,7 +13,7 @@ from typing import Callable, Mapping
 from .analysis import Analysis, analyse
 from .build import build_parts
 from .codes import ANALYSIS_PARTIAL
-from .diagnostics import Diagnostic, note
+from .diagnostics import Diagnostic, Severity, note, visible
 from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
@@ -43,6 +43,16 @@ class Checked:
     @property
     def ok(self) -> bool:
         return self.table is not None and not any(d.is_error for d in self.diagnostics)
+
+    def __str__(self) -> str:
+        """Each finding's `file:line:col: severity[code]: message` line, then the verdict."""
+        errors = sum(d.is_error for d in self.diagnostics)
+        warnings = sum(d.severity is Severity.WARNING for d in self.diagnostics)
+        verdict = f"{visible(self.file)}: {'valid' if self.ok else 'invalid'} ({errors} error(s), {warnings} warning(s))"
+        return "\n".join([d.header() for d in self.diagnostics] + [verdict])
+
+    def __repr__(self) -> str:
+        return f"<Checked {str(self).splitlines()[-1]}>"
 
     @functools.cached_property
     def diagram(self) -> Diagram | None:

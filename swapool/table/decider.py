@@ -58,6 +58,16 @@ class Explanation:
     rule: Rule
     read: tuple[str, ...]
 
+    def __str__(self) -> str:
+        """What `swapool explain` prints."""
+        lines = [f"decision: {self.decision.output}", f"rule:     {self.rule.id} ({self.rule.span})"]
+        if self.rule.why:
+            lines.append(f"why:      {' '.join(self.rule.why.split())}")
+        return "\n".join(visible(line) for line in lines)
+
+    def __repr__(self) -> str:
+        return f"<Explanation {visible(self.decision.output)} by rule {visible(self.rule.id)} at {self.rule.span}>"
+
 
 class Decider:
     """A validated table compiled for answering. `path` names it in errors."""
@@ -74,6 +84,10 @@ class Decider:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.table.decision} from {self.path} sha256:{self.digest[:12]}>"
+
+    def __str__(self) -> str:
+        return visible(f"{self.table.decision} table {self.path} (sha256:{self.digest[:12]}, {len(self.table.rules)} "
+                       f"rules, hit policy {self.table.hit_policy.value})")
 
     def rule(self, rule_id: str) -> Rule:
         return self._rules[rule_id]
@@ -145,6 +159,10 @@ class Decider:
         """A fact outside the domain: a likely misspelling is named first; otherwise how a new
         value is added."""
         inp = self._inputs[name]
+        if inp.is_bool:  # a bool's domain cannot grow: the fact is of the wrong type, not a new value
+            return PolicyError(f"{name}={describe_fact(value)} is not a bool: input '{name}' of policy {self.path} "
+                               f"(sha256:{self.digest[:12]}) takes true or false (a Python bool, not 1 or 'true'); "
+                               "pass bool(...) of the fact.")
         try:  # a caller's object: its `name` may be anything, or raise
             spelled = value if type(value) is str else getattr(value, "name", None)
         except Exception:

@@ -20,6 +20,9 @@ class Decision:
     output: str
     rule_id: str
 
+    def __str__(self) -> str:
+        return f"{self.output} by rule '{self.rule_id}'"
+
 
 class Ask:
     """Read input `index` (named `name`), then follow `children[value]`."""

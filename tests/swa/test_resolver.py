@@ -120,7 +120,7 @@ def test_decide_and_the_resolver_spell_every_fact_alike():
 
 def test_a_draft_flag_of_1_is_refused_by_decide_too():
     policy = load_policy(SHIPPED)
-    with pytest.raises(PolicyError, match="is_draft_worker=1 is not in the domain"):
+    with pytest.raises(PolicyError, match="is_draft_worker=1 is not a bool"):
         policy.decide(active_pool="other", is_draft_worker=1, spec_algorithm="EAGLE", allocator_kvcache="swa")
     assert policy.decide(active_pool="other", is_draft_worker=True, spec_algorithm=Named("EAGLE"),
                          allocator_kvcache="swa").output == "none"

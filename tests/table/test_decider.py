@@ -60,3 +60,34 @@ def test_explain_answers_mid_edit_with_exit_1(capsys, write):
     assert "decision: p" in captured.out and "has 2 error(s)" in captured.err
     assert main(["explain", mid_edit, "--set", "a=z", "--set", "b=true"]) == 1
     assert "gap" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fact", [1, "true", None])
+def test_a_non_bool_fact_for_a_bool_input_says_the_input_takes_true_or_false(fact):
+    from ..swa.test_policy import runner
+
+    policy = load_policy(SHIPPED, import_enums=False)
+    said = "is_draft_worker=.* is not a bool: input 'is_draft_worker' .* takes true or false"
+    with pytest.raises(PolicyError, match=said) as refused:
+        policy.decide(active_pool="other", is_draft_worker=fact, spec_algorithm="EAGLE", allocator_kvcache="swa")
+    assert "values of" not in str(refused.value) and "Append" not in str(refused.value)
+    with pytest.raises(PolicyError, match=said):
+        policy.resolve(runner("other", fact, "EAGLE", "swa"))
+
+
+def test_str_is_what_the_cli_prints_and_repr_is_short(capsys):
+    from swapool.table.check import check_path
+
+    policy = load_policy(SHIPPED, import_enums=False)
+    facts = dict(active_pool="other", is_draft_worker=True, spec_algorithm="EAGLE", allocator_kvcache="swa")
+    explained = policy.explain(**facts)
+    assert main(["explain", str(SHIPPED), *[f"--set={k}={str(v).lower() if v is True else v}" for k, v in facts.items()]]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(str(explained) + "\n") and printed.count("\n") == str(explained).count("\n") + 2
+    assert "not read: allocator_kvcache" in printed  # the CLI adds what the facts given did not decide
+    assert str(explained.decision) == f"{explained.decision.output} by rule '{explained.rule.id}'"
+    assert repr(explained) == f"<Explanation {explained.decision.output} by rule {explained.rule.id} at {explained.rule.span}>"
+    assert str(policy).startswith(f"swa_kv_pool table {SHIPPED} (sha256:") and len(repr(policy)) < 200
+    checked = check_path(SHIPPED)
+    assert str(checked).splitlines()[-1].startswith(f"{SHIPPED}: valid (0 error(s)")
+    assert repr(checked).startswith(f"<Checked {SHIPPED}: valid") and "Cell(" not in repr(checked) + str(checked)
