@@ -28,13 +28,14 @@ def render_text(diagnostic: Diagnostic, *, color: bool = False, sources: Sources
     return "\n".join([head, *shown, *diagnostic.notes(), f"  = see: swapool codes {diagnostic.code}"])
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool = False) -> str:
+def summary_line(diagnostics: Sequence[Diagnostic], files: int, *, strict: bool = False, unshown_notes: int = 0) -> str:
     """The verdict over every finding (also those -q does not print), matching the exit code."""
     errors = sum(d.is_error for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     noun = "file" if files == 1 else "files"
     verdict = "invalid" if errors else "failed (--strict: warnings count)" if strict and warnings else "valid"
-    return f"{files} {noun} checked: {verdict} ({errors} error(s), {warnings} warning(s))"
+    notes = f"; {unshown_notes} note(s) not shown, --verbose shows them" if unshown_notes else ""
+    return f"{files} {noun} checked: {verdict} ({errors} error(s), {warnings} warning(s){notes})"
 
 
 def to_json_obj(diagnostic: Diagnostic, sources: Sources | None = None) -> dict[str, Any]:

@@ -117,5 +117,15 @@ def snippet(span: Span, sources: Sources, tint: str = "") -> list[str]:
     # escapes widen what comes before the span; the caret must stay under it
     before = len(visible(text[:span.column - 1]))
     width = max(1, len(visible(text[span.column - 1:extent.column - 1])))
+    if len(shown) > SNIPPET_WIDTH:  # a long line is cut around the span, the cuts marked
+        lo = max(0, min(before - CONTEXT, len(shown) - SNIPPET_WIDTH))
+        hi = min(len(shown), max(before + width + CONTEXT, lo + SNIPPET_WIDTH))
+        width = min(width, hi - before)
+        shown = ("..." if lo else "") + shown[lo:hi] + ("..." if hi < len(shown) else "")
+        before += (3 if lo else 0) - lo
     carets = f"{tint}{'^' * width}\x1b[0m" if tint else "^" * width
     return [f"{pad} |", f"{number} | {shown}", f"{pad} | {' ' * before}{carets}"]
+
+
+#: A source line longer than this is shown cut around the span, with this much on either side.
+SNIPPET_WIDTH, CONTEXT = 100, 24

@@ -25,6 +25,8 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
                         f"(default: {DEFAULT_TABLE})")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also show the notes of valid tables (text output counts them otherwise; they need no action)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print only what fails the check (errors; with --strict, warnings too); silent on success")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -48,9 +50,13 @@ def run(args: argparse.Namespace) -> int:
         code = EXIT_OK
     fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
     shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
+    if args.format == "text" and not args.verbose:  # a valid table's notes need no action: counted, not shown
+        with_errors = {r.file for r in results if not r.ok}
+        shown = [d for d in shown if d.severity is not Severity.NOTE or (d.span and d.span.file in with_errors)]
+    unshown = sum(d.severity is Severity.NOTE for d in diagnostics) - sum(d.severity is Severity.NOTE for d in shown)
     summary = None if args.quiet and code == EXIT_OK else "\n".join(
         [f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
-        + [summary_line(diagnostics, len(paths), strict=args.strict)])
+        + [summary_line(diagnostics, len(paths), strict=args.strict, unshown_notes=0 if args.quiet else unshown)])
     text = render(args.format, paths, shown, use_color(args.color, sys.stdout), summary,
                   getattr(args, "stdin_filename", None) or "<stdin>")
     if text:

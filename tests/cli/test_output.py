@@ -138,3 +138,24 @@ def test_a_table_past_the_analysis_budget_is_a_finding_for_every_command(write, 
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "too irregular to analyse exactly" in err and "Traceback" not in err
+
+
+def test_a_valid_tables_notes_are_counted_not_shown_unless_verbose(capsys, tmp_path):
+    """A newcomer's first run on correct tables: no framed note inviting a 'fix'. The
+    tables here are the shipped ones as they are at test time: notes or not, two lines."""
+    from swapool.cli import main
+
+    from ..helpers import SHIPPED
+
+    assert main(["validate", str(SHIPPED)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) <= 2 and not any("note[" in line for line in out), out
+    assert main(["validate", "--verbose", str(SHIPPED)]) == 0
+    verbose = capsys.readouterr().out
+    notes = verbose.count("note[")
+    assert (f"{notes} note(s) not shown, --verbose shows them" in out[-1]) == (notes > 0)
+    broken = tmp_path / "t.yaml"  # a table with errors: its notes (what the analysis left out) are shown
+    broken.write_text("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {values: [x, y]}\n"
+                      "output: {values: [p]}\nrules:\n  - {id: r, when: {a: z}, then: p}\n  - {id: s, when: {a: x}, then: p}\n")
+    assert main(["validate", str(broken)]) == 1
+    assert "note[analysis-partial]" in capsys.readouterr().out

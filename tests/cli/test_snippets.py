@@ -88,3 +88,19 @@ def test_standard_input_named_like_a_file_shows_no_line_of_that_file(tmp_path, m
     main(["validate", "--stdin-filename", "t.yaml", "-"])
     out = capsys.readouterr().out
     assert "t.yaml:3:13: error[schema]" in out and "hit_policy: unique" not in out and " | " not in out, out
+
+
+def test_a_long_source_line_is_cut_around_the_span_and_the_caret_stays_under_it(capsys, write):
+    from swapool.cli import main
+
+    names = ", ".join(f"V{i:03d}" for i in range(60))
+    text = ("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n"
+            f"  a: {{values: [{names}, medusa, {names.replace('V', 'W')}]}}\n"
+            "output: {values: [p]}\nrules:\n  - {id: r, when: {a: -}, then: p}\n")
+    main(["validate", "--no-enum-import", str(write(text))])
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "[value-case]" in line)
+    source, carets = lines[at + 2], lines[at + 3]
+    assert source.startswith("5 | ...") and source.endswith("...") and len(source) < 120, source
+    start = carets.index("^")
+    assert source[start:start + len("medusa")] == "medusa" and carets[start:].strip() == "^" * len("medusa")

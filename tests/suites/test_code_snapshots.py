@@ -107,7 +107,7 @@ def test_each_code_renders_as_its_snapshot(code, tmp_path, monkeypatch, capsys):
         args = ["--enum-module", ENGINE]
     bound_members.cache_clear()
     monkeypatch.chdir(tmp_path)
-    main(["validate", *args, "t.yaml"])
+    main(["validate", "--verbose", *args, "t.yaml"])
     out = capsys.readouterr().out
     assert f"[{code}]:" in out, out
     blocks = out.split("\n")
