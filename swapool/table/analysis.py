@@ -147,6 +147,21 @@ def _without(cubes: Sequence[Cube], gone: set[int]) -> list[Cube]:
     return [tuple(0 for _ in c) if p in gone else c for p, c in enumerate(cubes)]
 
 
+def forbidding_invariants(table: Table, region: Cube) -> dict[str, str]:
+    """For each output a rule deciding all of `region` could not have, the first invariant
+    that forbids it there: so that a proposed fix is one the table's own invariants accept."""
+    forbidden: dict[str, str] = {}
+    for output in table.output.values:
+        for inv in table.invariants:
+            meet = intersect(region, inv.if_region)
+            if output not in inv.if_outputs or is_empty(meet):
+                continue
+            if output not in inv.then_outputs or any(m & ~t for m, t in zip(meet, inv.then_region)):
+                forbidden[output] = inv.id
+                break
+    return forbidden
+
+
 def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
     """Gaps; overlaps (unique: every one; any: those deciding differently); rules that never
     decide (first, priority: unreachable; any: redundant) and redundant rules."""
@@ -154,8 +169,10 @@ def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
     policy = table.hit_policy
     found: list[Diagnostic] = []
     for n, reg in enumerate(cov.gaps, 1):
+        forbidden = forbidding_invariants(table, reg)
         found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
-                           closing=closing_rule(table, reg, n), outputs=list(table.output.values)))
+                           closing=closing_rule(table, reg, n),
+                           outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
     conflicts = 0
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
@@ -357,9 +374,12 @@ def failing_cases(analysis: Analysis) -> list[Diagnostic]:
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
-            found.append(error(CASE_FAILED, case.span, rules=(got.id,) if got else (), witness=table.point(reg),
+            against = forbidding_invariants(table, reg).get(case.expect)  # the case, not the rule, is wrong
+            inv = next((i for i in table.invariants if i.id == against), None)
+            found.append(error(CASE_FAILED, case.expect_span if inv else case.span, rules=(got.id,) if got else (),
+                               witness=table.point(reg), related=(Related("invariant", inv.id, inv.span),) if inv else (),
                                case=case.index + 1, expected=case.expect, got=got.then if got else None,
-                               rule=got.id if got else None))
+                               rule=got.id if got else None, invariant=against))
             break
     return found
 

@@ -237,7 +237,7 @@ class _TableBuilder:
         masks, sets, _ = self.condition(raw["given"], path + ("given",))
         self.check_output(raw["expect"], path + ("expect",))
         return Case(index, masks, raw["expect"], self.doc.span(path), raw.get("why"), sets if any(sets) else (),
-                    frozenset(raw["given"]))
+                    frozenset(raw["given"]), self.doc.span(path + ("expect",)))
 
     def invariant(self, index: int, raw: Mapping[str, Any]) -> Invariant:
         path = ("invariants", index)

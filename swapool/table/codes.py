@@ -475,10 +475,16 @@ GAP = Code(
     "`no rule decides mode=exact, draft=true`", "add the rule its help shows, with the output you choose, or widen a rule",
     "an input combination no rule decides has no answer at run time: the server would refuse it, or an engine would "
     "crash",
-    lambda region, closing, outputs: (
+    lambda region, closing, outputs, forbidden=None: (
         f"no rule decides {describe_terms(region)}",
-        f"add - {yaml_flow(closing, then='TODO')} with TODO one of: {shown_list(outputs, LISTED_VALUES)} (or widen a "
-        "rule's cell to cover it)"))
+        (f"add - {yaml_flow(closing, then='TODO')} with TODO one of: {shown_list(outputs, LISTED_VALUES)} (or widen a "
+         "rule's cell to cover it)" if outputs else
+         "no output is allowed there: " + _forbidden(forbidden or {}) + "; fix the invariant, or the inputs' values")
+        + (f"; the invariants rule out {_forbidden(forbidden)}" if outputs and forbidden else "")))
+
+
+def _forbidden(forbidden: Mapping[str, str]) -> str:
+    return ", ".join(f"'{_v(o)}' (invariant '{inv}')" for o, inv in forbidden.items())
 
 
 class Overlap(Variant):
@@ -615,10 +621,11 @@ CASE_FAILED = Code(
     "`case 4 expects 'none', but rule 'cache-drafts' decides 'cache'`", "fix the rule (or the case)",
     "a golden case is the specification by example; a table that disagrees with one has changed behaviour someone "
     "pinned down",
-    lambda case, expected, got, rule: (
+    lambda case, expected, got, rule, invariant=None: (
         f"case {case} expects '{_v(expected)}', but "
         + (f"rule '{rule}' decides '{_v(got)}'" if rule is not None else "no rule decides it"),
-        "fix the rule if the case is right; fix the case if the rule is"))
+        f"the case is wrong: invariant '{invariant}' forbids '{_v(expected)}' there; expect what the invariant allows"
+        if invariant else "fix the rule if the case is right; fix the case if the rule is"))
 
 EMPTY_CELL = Code(
     "empty-cell", "a cell whose value set is empty, so its rule can never match", "error",

@@ -124,6 +124,7 @@ class Case:
     why: str | None = None
     sets: tuple[tuple[str, ...], ...] = ()  # per input, the value sets an `{in: ...}` names
     given: frozenset[str] = frozenset()  # the inputs the case writes down
+    expect_span: Span | None = None  # where its `expect` value is written
 
     def named(self, k: int, inp: "Input") -> int:
         """The values of input `k` this case names (a value or sets' members; none when

@@ -311,3 +311,31 @@ def test_a_misspelt_value_in_one_rule_does_not_hide_a_gap_elsewhere():
 def test_no_partial_analysis_when_an_input_or_the_output_fails_to_build():
     text = mini("- {id: ry, when: {a: y}, then: q}\n").replace("output: {values: [p, q]}", "output: {values: [p, p]}")
     assert "analysis-partial" not in codes(check(text)) and "gap" not in codes(check(text))
+
+
+INVARIANTS = ("invariants:\n  - {id: z-is-q, if: {a: z}, then: {output: q}}\n")
+
+
+def test_a_gaps_help_proposes_only_the_outputs_the_invariants_allow():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n", extra=INVARIANTS)
+    d = only(check(text), "gap")
+    assert d.facts["outputs"] == ["q"] and d.facts["forbidden"] == {"p": "z-is-q"}
+    assert "with TODO one of: q " in d.help and "rule out 'p' (invariant 'z-is-q')" in d.help
+
+
+def test_a_gap_no_output_may_close_says_so():
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n",
+                extra=INVARIANTS + "  - {id: z-is-p, if: {a: z}, then: {output: p}}\n")
+    d = only(check(text), "gap")
+    assert d.facts["outputs"] == [] and "TODO" not in d.help and d.help.startswith("no output is allowed there: 'p' (")
+
+
+def test_a_case_whose_expectation_an_invariant_forbids_is_reported_at_expect_naming_the_invariant():
+    text = mini("- {id: rxy, when: {a: [x, y]}, then: p}\n- {id: rz, when: {a: z}, then: q}\n",
+                extra=INVARIANTS + "cases:\n  - {given: {a: z, b: true}, expect: p}\n")
+    d = only(check(text), "case-failed")
+    line = text.splitlines()[d.span.line - 1]
+    assert line[d.span.column - 1:].startswith("p}") and d.facts["invariant"] == "z-is-q"
+    assert [r.name for r in d.related] == ["z-is-q"] and d.help.startswith("the case is wrong: invariant 'z-is-q'")
+    plain = only(check(text.replace("expect: p}", "expect: q}").replace("then: q}", "then: p}")), "case-failed")
+    assert plain.facts.get("invariant") is None and plain.help.startswith("fix the rule if the case is right")
