@@ -8,7 +8,7 @@ import functools
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from .analysis import Analysis, analyse
 from .build import build_parts
@@ -81,7 +81,8 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if table is not None and digest != doc.digest:
             table = dataclasses.replace(table, digest=digest)
         if built.partial is not None:
-            found += partial_analysis(built.partial, built.left_out, enums)
+            causes = [str(d.span) for d in built.diagnostics if d.is_error and d.span]
+            found += partial_analysis(built.partial, built.left_out, enums, causes)
     if table is not None:
         done = analyse(table, Budget())
         found, first = done.findings + check_enum_bindings(table, enums), done.first
@@ -94,13 +95,15 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)
 
 
-def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPolicy) -> list[Diagnostic]:
+def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPolicy,
+                     causes: Sequence[str] = ()) -> list[Diagnostic]:
     """What can still be said of a table some of whose rules, cases or invariants failed to
     build: the analysis of the rest (as DMN verifiers do), each finding marked `partial`
-    (a gap may be one the broken rule would close), and a note saying what was left out.
-    The table itself stays unbuilt: nothing decides with it."""
+    (a gap may be one the broken rule would close) with the errors it follows from
+    (`caused_by`, their file:line:col), and a note saying what was left out. The table
+    itself stays unbuilt: nothing decides with it."""
     findings = analyse(partial, Budget()).findings + check_enum_bindings(partial, enums)
-    marked = [dataclasses.replace(d, facts={**d.facts, "partial": True}) for d in findings]
+    marked = [dataclasses.replace(d, facts={**d.facts, "partial": True, "caused_by": list(causes)}) for d in findings]
     return [note(ANALYSIS_PARTIAL, partial.rules_span, rules_left_out=left_out["rules_left_out"],
                  cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),
             *marked]

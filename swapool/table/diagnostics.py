@@ -142,7 +142,10 @@ class Diagnostic:
         for other in self.related:
             lines.append(f"  = note: {visible(other.label)} is at {other.span}")
         if self.facts.get("partial"):
-            lines.append("  = note: partial: found with the rules, cases or invariants that failed to build left out")
+            causes = self.facts.get("caused_by") or []
+            lines.append("  = note: partial: found with the rules, cases or invariants that failed to build left out"
+                         + (f" (the error(s) at {', '.join(map(visible, causes[:3]))}{', ...' if len(causes) > 3 else ''})"
+                            if causes else ""))
         advice = self.help
         if advice:
             lines.append(f"  = help: {visible(advice)}")

@@ -154,8 +154,40 @@ def test_a_valid_tables_notes_are_counted_not_shown_unless_verbose(capsys, tmp_p
     verbose = capsys.readouterr().out
     notes = verbose.count("note[")
     assert (f"{notes} note(s) not shown, --verbose shows them" in out[-1]) == (notes > 0)
-    broken = tmp_path / "t.yaml"  # a table with errors: its notes (what the analysis left out) are shown
-    broken.write_text("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {values: [x, y]}\n"
-                      "output: {values: [p]}\nrules:\n  - {id: r, when: {a: z}, then: p}\n  - {id: s, when: {a: x}, then: p}\n")
+    broken = tmp_path / "t.yaml"  # a table with errors: its notes are shown (here a wildcard's, at the input)
+    broken.write_text("format: 1\ndecision: d\nhit_policy: first\ninputs:\n  a: {values: [x, y], wildcard: true}\n"
+                      "output: {values: [p, q]}\nrules:\n  - {id: r, when: {a: x}, then: p}\n  - {id: s, then: p}\n"
+                      "cases:\n  - {given: {a: x}, expect: q}\n")
     assert main(["validate", str(broken)]) == 1
-    assert "note[analysis-partial]" in capsys.readouterr().out
+    assert "note[unnamed-value]" in capsys.readouterr().out
+
+
+CAUSE = ("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {sets: {own: [x, y], reads: [z]}}\n"
+         "output: {values: [p, q]}\nrules:\n  - {id: o, when: {a: {in: onw}}, then: p}\n"
+         "  - {id: r, when: {a: {in: reads}}, then: q}\ncases:\n  - {given: {a: x}, expect: p}\n")
+
+
+def test_the_cause_comes_first_and_what_follows_from_it_is_counted(capsys, write):
+    """A misspelt set: the unknown-set error is the first finding, not a gap whose help adds
+    a rule; the findings of the partial analysis are held back (--verbose shows them after
+    it), and JSON keeps every one, each naming the error it follows from."""
+    import json
+
+    from swapool.cli import main
+
+    path = str(write(CAUSE))
+    assert main(["validate", path]) == 1
+    out = capsys.readouterr().out
+    headers = [line for line in out.splitlines() if "]: " in line and line.startswith(path)]
+    assert len(headers) == 1 and "error[unknown-set]" in headers[0] and "did you mean 'own'?" in out
+    assert "4 more finding(s) (analysis-partial, case-failed, gap, unnamed-value)" in out
+    assert out.splitlines()[-1] == "1 file checked: invalid (4 error(s), 0 warning(s))"  # the verdict counts them all
+    assert main(["validate", "--verbose", path]) == 1
+    verbose = [line.split(": ")[1] for line in capsys.readouterr().out.splitlines() if line.startswith(path)]
+    assert verbose[0].startswith("error[unknown-set]") and len(verbose) == 5
+    assert main(["validate", "--format", "json", path]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    cause = next(d for d in found if d["code"] == "unknown-set")
+    following = [d for d in found if d["facts"].get("partial")]
+    assert {d["code"] for d in following} == {"case-failed", "gap", "unnamed-value"}
+    assert all(d["facts"]["caused_by"] == [f"{path}:{cause['line']}:{cause['column']}"] for d in following)
