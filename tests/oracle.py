@@ -71,15 +71,18 @@ class Brute:
         return needed
 
     def breaches(self) -> set[tuple[str, str]]:
+        """(rule, invariant) where the rule's output breaks the invariant at a point it decides
+        (first, priority) or, under unique and any, at any point it matches: each such rule
+        claims all it matches, so an overlap does not hide what it breaks."""
+        own = self.table.hit_policy.value in ("unique", "any")
         found = set()
         for p, r in self.decisions.items():
-            if r is None:
-                continue
-            out = self.table.rules[r].then
-            for inv in self.table.invariants:
-                if inside(inv.if_region, p) and out in inv.if_outputs:
-                    if not inside(inv.then_region, p) or out not in inv.then_outputs:
-                        found.add((self.table.rules[r].id, inv.id))
+            for rule in ([self.table.rules[i] for i in self.matches[p]] if own else
+                         [] if r is None else [self.table.rules[r]]):
+                for inv in self.table.invariants:
+                    if inside(inv.if_region, p) and rule.then in inv.if_outputs:
+                        if not inside(inv.then_region, p) or rule.then not in inv.then_outputs:
+                            found.add((rule.id, inv.id))
         return found
 
     def failing_cases(self) -> set[int]:

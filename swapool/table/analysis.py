@@ -325,12 +325,17 @@ def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
     table = analysis.table
     found: list[Diagnostic] = []
+    own = table.hit_policy in (HitPolicy.UNIQUE, HitPolicy.ANY)
     for inv in table.invariants:
         if is_empty(inv.if_region):
             continue
         reported: set[int] = set()
-        for reg, ri in analysis.hits(inv.if_region):
-            if ri is None or ri in reported:
+        # unique/any: each rule claims all it matches, so it is judged alone (an overlap does not
+        # hide what the later rule breaks); first/priority: only where it decides
+        regions = ([(intersect(r.cube, inv.if_region), i) for i, r in enumerate(table.rules)] if own
+                   else analysis.hits(inv.if_region))
+        for reg, ri in regions:
+            if ri is None or ri in reported or is_empty(reg):
                 continue
             rule = table.rules[ri]
             if rule.then not in inv.if_outputs:

@@ -198,8 +198,9 @@ def replay_witnesses(table, brute, diagram, found):
             assert ids[d.rules[0]] in brute.matches[point] and ids[d.rules[1]] in brute.matches[point]
         elif d.code == "unreachable-rule":
             assert ids[d.rules[0]] in brute.matches[point] and decided != ids[d.rules[0]]
-        elif d.code == "invariant":
-            assert decided == ids[d.rules[0]]
+        elif d.code == "invariant":  # unique/any: a rule that matches there; first/priority: the one deciding
+            assert (ids[d.rules[0]] in brute.matches[point] if table.hit_policy.value in ("unique", "any")
+                    else decided == ids[d.rules[0]])
         elif d.code == "case-failed":
             case = table.cases[d.facts["case"] - 1]
             assert oracle.inside(case.region, point)

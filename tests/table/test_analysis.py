@@ -339,3 +339,16 @@ def test_a_case_whose_expectation_an_invariant_forbids_is_reported_at_expect_nam
     assert [r.name for r in d.related] == ["z-is-q"] and d.help.startswith("the case is wrong: invariant 'z-is-q'")
     plain = only(check(text.replace("expect: p}", "expect: q}").replace("then: q}", "then: p}")), "case-failed")
     assert plain.facts.get("invariant") is None and plain.help.startswith("fix the rule if the case is right")
+
+
+def test_an_overlapping_rule_is_judged_alone_so_the_invariant_it_breaks_shows_with_the_overlap():
+    """unique: the new rule overlaps an earlier one and breaks an invariant; the first run
+    names both, so following the overlap's help is not the author's only next step."""
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ryz, when: {a: [y, z]}, then: q}\n"
+                "- {id: new, when: {a: z, b: true}, then: p}\n", extra=INVARIANTS)
+    found = codes(check(text))
+    assert "overlap" in found and "invariant" in found, found
+    d = only(check(text), "invariant")
+    assert d.facts["rule"] == "new" and d.facts["invariant"] == "z-is-q"
+    first = check(text.replace("hit_policy: unique", "hit_policy: first"))  # first: the earlier rule decides
+    assert "invariant" not in codes(first)
