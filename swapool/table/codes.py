@@ -181,7 +181,11 @@ class Yaml(Variant):
     TOO_DEEP = "too-deep"
 
 
-def _parser(parser: str, at: str = "") -> Words:
+def _parser(parser: str, at: str = "", column: int | None = None, above: int | None = None,
+            above_column: int | None = None) -> Words:
+    if column is not None:
+        return parser, (f"check the indentation: this line starts at column {column}, line {above} above it at column "
+                        f"{above_column}; keys of one mapping start at one column, a nested mapping's further right")
     if at == "\t" or "'\\t'" in parser:
         return parser, "YAML indentation must use spaces, not tabs"
     if "found unexpected ':'" in parser:
@@ -273,6 +277,7 @@ def _where(path: Any, item: Any) -> str:
 class Schema(Variant):
     UNKNOWN_KEY = "unknown-key"
     MISSING_KEY = "missing-key"
+    NESTED_KEY = "nested-key"
     TYPE = "type"
     DOMAIN = "domain"
     SET_NAME = "set-name"
@@ -301,6 +306,9 @@ SCHEMA = Code(
         f"unknown key '{_v(got)}' in {_where(path, item)}; expected one of: {_all(expected)}", did_you_mean(suggestion)),
      Schema.MISSING_KEY: lambda expected, path, item: (
          f"{_where(path, item)} is missing the required key '{_v(expected[0])}'", None),
+     Schema.NESTED_KEY: lambda expected, inside, column, path, item: (
+         f"'{_v(expected[0])}' is written inside '{_v(inside)}', but it belongs to {_where(path, item)} (which is "
+         f"missing it)", f"indent '{_v(expected[0])}' as '{_v(inside)}' is" + (f", at column {column}" if column else "")),
      Schema.TYPE: lambda expected, got, value, path, item: (
          f"{_where(path, item)}: expected {article(expected)}, got {_v(got)} {_json(value)}", None),
      Schema.DOMAIN: lambda input, given: (

@@ -131,7 +131,14 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
             return found(Schema.UNKNOWN_KEY, at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0],
                          suggestion=typo[1] if typo and typo[0] == extra[0] else None)
     if keyword == "required" and isinstance(got, dict):
-        return found(Schema.MISSING_KEY, want=[k for k in expected if k not in got], have=list(got))
+        missing = [k for k in expected if k not in got]
+        inside = next((k for k, v in got.items() if isinstance(v, dict) and missing[0] in v), None)
+        if inside is not None:  # `then:` indented under `when:`: name it where it is written
+            at = doc.key_span(path + (inside, missing[0]))
+            parent = doc.key_span(path + (inside,))
+            return found(Schema.NESTED_KEY, at=at, want=missing, have=list(got), inside=inside,
+                         column=parent.column if parent else None)
+        return found(Schema.MISSING_KEY, want=missing, have=list(got))
     if keyword == "type":
         return found(Schema.TYPE, want=_yaml_type(expected), have=_kind(got), value=got)
     if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":

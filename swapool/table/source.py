@@ -219,7 +219,30 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
         # libyaml's composer leaves the name out; one wording whatever the build
         name = _ALIAS_OR_ANCHOR.match(where.text, mark.index)
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
-    return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at)
+    indents = _indents(where.text, mark.line) if mark and _INDENTATION.search(problem) else {}
+    return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at, **indents)
+
+
+#: PyYAML's words for a block that ends or continues where the indentation says it does not.
+_INDENTATION = re.compile(r"expected key|expected '-' indicator|expected <block end>|mapping values are not allowed")
+
+
+def _indents(text: str, line: int) -> dict[str, Any]:
+    """Where the line of a block-structure error starts and where the nearest line above it
+    with content starts (1-based), when they differ: what the help shows."""
+    lines = editor_lines(text)
+    if line >= len(lines):
+        return {}
+    here = lines[line]
+    above = next((n for n in range(line - 1, -1, -1) if lines[n].strip() and not lines[n].lstrip().startswith("#")),
+                 None)
+    if above is None or not here.strip():
+        return {}
+    column = len(here) - len(here.lstrip(" ")) + 1
+    above_column = len(lines[above]) - len(lines[above].lstrip(" ")) + 1
+    if lines[above].lstrip().startswith("- "):  # a list item's keys start after its '- '
+        above_column += 2
+    return {} if column == above_column else {"column": column, "above": above + 1, "above_column": above_column}
 
 
 def editor_lines(text: str) -> list[str]:

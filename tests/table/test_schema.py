@@ -239,3 +239,25 @@ def test_pairing_missing_keys_with_their_typos_is_linear_in_the_errors(monkeypat
     assert [d.code for d in checked.diagnostics] == ["schema"] * 400
     assert all(d.facts["suggestion"] == "id" for d in checked.diagnostics)
     assert reads[0] <= 10 * 800, reads[0]
+
+
+def test_a_key_indented_under_its_sibling_is_named_where_it_is_written():
+    """`then:` under `when:`: not 'rule r is missing then' at the rule, but the misplaced key."""
+    text = ("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {values: [x, y]}\noutput: {values: [p]}\n"
+            "rules:\n  - id: r\n    when:\n      a: [x, y]\n      then: p\n")
+    d = only(check(text), "schema")
+    assert (d.span.line, d.span.column) == (11, 7) and "'then' is written inside 'when'" in d.message
+    assert d.help == "indent 'then' as 'when' is, at column 5"
+
+
+@pytest.mark.parametrize("text, at, columns", [
+    ("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {values: [x, y]}\n b: {type: bool}\n", (6, 2), (2, 5, 3)),
+    ("format: 1\ndecision: d\nhit_policy: unique\ninputs:\n  a: {values: [x]}\noutput: {values: [p]}\nrules:\n"
+     "  - id: r\n    when:\n      a: x\n  then: p\n", (11, 3), (3, 10, 7)),
+])
+def test_an_indentation_mistake_is_at_its_line_with_the_columns_in_the_help(text, at, columns):
+    d = only(check(text), "yaml-syntax")
+    assert (d.span.line, d.span.column) == at
+    column, above, above_column = columns
+    assert d.help.startswith(f"check the indentation: this line starts at column {column}, line {above} above it at "
+                             f"column {above_column}")
