@@ -50,16 +50,18 @@ def analyse(table: Table, budget: Budget) -> Analysis:
     """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
     came from. Running out of `budget` is itself a finding (`analysis-budget`)."""
     done = Analysis(table, budget)
-    done.findings += lint_cells(table) + uncased_values(table) + off_case_values(table)
+    done.findings += uncased_values(table) + off_case_values(table)
+    gaps: tuple[Cube, ...] = ()
     try:
         policy = table.hit_policy
         cov = measure_coverage(done, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
                                with_needed=policy is not HitPolicy.UNIQUE)
-        done.first = cov.first
+        done.first, gaps = cov.first, cov.gaps
         done.findings += coverage_findings(table, cov) + mergeable_rules(table, cov)
         done.findings += invariant_breaches(done) + failing_cases(done)
     except BudgetExceeded as exc:
         done.findings.append(done.out_of_budget(exc))
+    done.findings += lint_cells(table, gaps)
     return done
 
 
@@ -430,12 +432,17 @@ def off_case_values(table: Table) -> list[Diagnostic]:
     return found
 
 
-def lint_cells(table: Table) -> list[Diagnostic]:
+def lint_cells(table: Table, gaps: Sequence[Cube] = ()) -> list[Diagnostic]:
     """Empty value sets (the rule can never match), whole-domain lists, inputs no rule
     reads, and enumeration values no rule names (decided only through wildcards: a new
-    enum member decided by accident)."""
+    enum member decided by accident). A value a gap's closing rule names is the gap's to
+    report: its fix names the value, not a wildcard."""
     found: list[Diagnostic] = []
     named = [0] * len(table.inputs)
+    for gap in gaps:
+        for j, inp in enumerate(table.inputs):
+            if gap[j] != inp.full:
+                named[j] |= gap[j]
     for rule in table.rules:
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
             named[j] |= cell.named

@@ -633,7 +633,8 @@ CASE_FAILED = Code(
         f"case {case} expects '{_v(expected)}', but "
         + (f"rule '{rule}' decides '{_v(got)}'" if rule is not None else "no rule decides it"),
         f"the case is wrong: invariant '{invariant}' forbids '{_v(expected)}' there; expect what the invariant allows"
-        if invariant else "fix the rule if the case is right; fix the case if the rule is"))
+        if invariant else "fix the rule if the case is right; fix the case if the rule is" if rule is not None
+        else "no rule decides its input: add the rule the gap finding's help shows (or fix the case)"))
 
 EMPTY_CELL = Code(
     "empty-cell", "a cell whose value set is empty, so its rule can never match", "error",

@@ -180,14 +180,14 @@ def test_the_cause_comes_first_and_what_follows_from_it_is_counted(capsys, write
     out = capsys.readouterr().out
     headers = [line for line in out.splitlines() if "]: " in line and line.startswith(path)]
     assert len(headers) == 1 and "error[unknown-set]" in headers[0] and "did you mean 'own'?" in out
-    assert "4 more finding(s) (analysis-partial, case-failed, gap, unnamed-value)" in out
-    assert out.splitlines()[-1] == "1 file checked: invalid (4 error(s), 0 warning(s))"  # the verdict counts them all
+    assert "3 more finding(s) (analysis-partial, case-failed, gap)" in out
+    assert out.splitlines()[-1] == "1 file checked: invalid (3 error(s), 0 warning(s))"  # the verdict counts them all
     assert main(["validate", "--verbose", path]) == 1
     verbose = [line.split(": ")[1] for line in capsys.readouterr().out.splitlines() if line.startswith(path)]
-    assert verbose[0].startswith("error[unknown-set]") and len(verbose) == 5
+    assert verbose[0].startswith("error[unknown-set]") and len(verbose) == 4
     assert main(["validate", "--format", "json", path]) == 1
     found = json.loads(capsys.readouterr().out)["diagnostics"]
     cause = next(d for d in found if d["code"] == "unknown-set")
     following = [d for d in found if d["facts"].get("partial")]
-    assert {d["code"] for d in following} == {"case-failed", "gap", "unnamed-value"}
+    assert {d["code"] for d in following} == {"case-failed", "gap"}
     assert all(d["facts"]["caused_by"] == [f"{path}:{cause['line']}:{cause['column']}"] for d in following)

@@ -352,3 +352,14 @@ def test_an_overlapping_rule_is_judged_alone_so_the_invariant_it_breaks_shows_wi
     assert d.facts["rule"] == "new" and d.facts["invariant"] == "z-is-q"
     first = check(text.replace("hit_policy: unique", "hit_policy: first"))  # first: the earlier rule decides
     assert "invariant" not in codes(first)
+
+
+def test_a_deleted_rule_is_one_gap_whose_fix_names_the_values_not_a_wildcard_warning_first():
+    """The values only the deleted rule named are the gap's to report: its closing rule names
+    them; 'set wildcard: true' (unnamed-value's help) would be the wrong fix."""
+    text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: {not: [x]}, b: true}, then: q}\n"
+                "- {id: yf, when: {a: y, b: false}, then: q}\n")
+    assert codes(check(text)) == ["gap"], [str(d) for d in check(text).diagnostics]
+    assert "when: {a: z, b: false}" in only(check(text), "gap").help
+    named_nowhere = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: {not: [x]}}, then: q}\n")
+    assert "unnamed-value" in codes(check(named_nowhere))  # no gap: the wildcard is the finding
