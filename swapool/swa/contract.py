@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..table.analysis import Analysis
 from ..table.diagnostics import Diagnostic, error
+from ..table.model import Table
 from .codes import DECISION_KIND, UNSAFE_POOL, Answer, Shape
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
 
@@ -68,6 +69,25 @@ def _unsafe_answers(analysis: Analysis) -> list[Diagnostic]:
                            got=rule.then, **read))
     return found
 
+
+def forbidden_outputs(table: Table, region: tuple[int, ...]) -> dict[str, str]:
+    """The pools a rule deciding all of `region` must not answer (the safety half of the
+    contract), so that a gap's proposed fix never names one `unsafe-pool` would refuse."""
+    names = table.input_names
+    out = {}
+    for output, fact in SAFE_WHEN.items():
+        if output not in table.output.values:
+            continue
+        if fact not in names:
+            out[output] = f"'{output}' needs {fact}=swa, which this table does not read"
+            continue
+        inp = table.inputs[names.index(fact)]
+        if region[names.index(fact)] & ~(1 << inp.position["swa"] if "swa" in inp.position else 0):
+            out[output] = f"'{output}' only where {fact}=swa"
+    return out
+
+
+check_contract.forbids = forbidden_outputs  # type: ignore[attr-defined]
 
 #: For `check_path(..., contracts=CONTRACTS)`: the decision kinds this package knows.
 CONTRACTS = {DECISION: check_contract}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .codes import (ANALYSIS_BUDGET, CASE_FAILED, EMPTY_CELL, FULL_DOMAIN_CELL, GAP, INVARIANT, MERGEABLE_RULES, OVERLAP, REDUNDANT_RULE,
                     UNCASED_VALUE, UNNAMED_VALUE, VALUE_CASE, UNREACHABLE_RULE, UNUSED_INPUT, Hiding, Over, Overlap, Redundant)
@@ -46,9 +46,15 @@ class Analysis:
         return error(ANALYSIS_BUDGET, self.table.rules_span, problem=Over.STEPS, what=exc.what, limit=exc.limit)
 
 
-def analyse(table: Table, budget: Budget) -> Analysis:
+#: What a decision's contract forbids a rule deciding all of a region: output -> why.
+Forbids = Callable[[Table, Cube], Mapping[str, str]]
+
+
+def analyse(table: Table, budget: Budget, forbids: Forbids | None = None) -> Analysis:
     """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
-    came from. Running out of `budget` is itself a finding (`analysis-budget`)."""
+    came from. Running out of `budget` is itself a finding (`analysis-budget`). `forbids`:
+    the outputs the decision's contract rules out of a region, which a gap's proposed
+    fix then leaves out too."""
     done = Analysis(table, budget)
     done.findings += uncased_values(table) + off_case_values(table)
     gaps: tuple[Cube, ...] = ()
@@ -57,7 +63,7 @@ def analyse(table: Table, budget: Budget) -> Analysis:
         cov = measure_coverage(done, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
                                with_needed=policy is not HitPolicy.UNIQUE)
         done.first, gaps = cov.first, cov.gaps
-        done.findings += coverage_findings(table, cov) + mergeable_rules(table, cov)
+        done.findings += coverage_findings(table, cov, forbids) + mergeable_rules(table, cov)
         done.findings += invariant_breaches(done) + failing_cases(done)
     except BudgetExceeded as exc:
         done.findings.append(done.out_of_budget(exc))
@@ -151,7 +157,8 @@ def _without(cubes: Sequence[Cube], gone: set[int]) -> list[Cube]:
 
 def forbidding_invariants(table: Table, region: Cube) -> dict[str, str]:
     """For each output a rule deciding all of `region` could not have, the first invariant
-    that forbids it there: so that a proposed fix is one the table's own invariants accept."""
+    that forbids it there (its id): so that a proposed fix is one the table's own invariants
+    accept."""
     forbidden: dict[str, str] = {}
     for output in table.output.values:
         for inv in table.invariants:
@@ -164,14 +171,15 @@ def forbidding_invariants(table: Table, region: Cube) -> dict[str, str]:
     return forbidden
 
 
-def coverage_findings(table: Table, cov: Coverage) -> list[Diagnostic]:
+def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = None) -> list[Diagnostic]:
     """Gaps; overlaps (unique: every one; any: those deciding differently); rules that never
     decide (first, priority: unreachable; any: redundant) and redundant rules."""
     rules = table.rules
     policy = table.hit_policy
     found: list[Diagnostic] = []
     for n, reg in enumerate(cov.gaps, 1):
-        forbidden = forbidding_invariants(table, reg)
+        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
+                     **{o: f"invariant '{inv}'" for o, inv in forbidding_invariants(table, reg).items()}}
         found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
                            closing=closing_rule(table, reg, n),
                            outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))

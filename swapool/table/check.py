@@ -84,9 +84,9 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
             causes = [str(d.span) for d in built.diagnostics if d.is_error and d.span]
             found += partial_analysis(built.partial, built.left_out, enums, causes)
     if table is not None:
-        done = analyse(table, Budget())
-        found, first = done.findings + check_enum_bindings(table, enums), done.first
         contract = contracts.get(table.decision)
+        done = analyse(table, Budget(), getattr(contract, "forbids", None))
+        found, first = done.findings + check_enum_bindings(table, enums), done.first
         if contract is not None and first is not None:
             try:
                 found += contract(done)

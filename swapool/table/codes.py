@@ -487,12 +487,12 @@ GAP = Code(
         f"no rule decides {describe_terms(region)}",
         (f"add - {yaml_flow(closing, then='TODO')} with TODO one of: {shown_list(outputs, LISTED_VALUES)} (or widen a "
          "rule's cell to cover it)" if outputs else
-         "no output is allowed there: " + _forbidden(forbidden or {}) + "; fix the invariant, or the inputs' values")
-        + (f"; the invariants rule out {_forbidden(forbidden)}" if outputs and forbidden else "")))
+         "no output is allowed there: " + _forbidden(forbidden or {}) + "; fix an invariant, or the inputs' values")
+        + (f"; ruled out: {_forbidden(forbidden)}" if outputs and forbidden else "")))
 
 
 def _forbidden(forbidden: Mapping[str, str]) -> str:
-    return ", ".join(f"'{_v(o)}' (invariant '{inv}')" for o, inv in forbidden.items())
+    return ", ".join(f"'{_v(o)}' ({why})" for o, why in forbidden.items())
 
 
 class Overlap(Variant):

@@ -319,8 +319,8 @@ INVARIANTS = ("invariants:\n  - {id: z-is-q, if: {a: z}, then: {output: q}}\n")
 def test_a_gaps_help_proposes_only_the_outputs_the_invariants_allow():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n", extra=INVARIANTS)
     d = only(check(text), "gap")
-    assert d.facts["outputs"] == ["q"] and d.facts["forbidden"] == {"p": "z-is-q"}
-    assert "with TODO one of: q " in d.help and "rule out 'p' (invariant 'z-is-q')" in d.help
+    assert d.facts["outputs"] == ["q"] and d.facts["forbidden"] == {"p": "invariant 'z-is-q'"}
+    assert "with TODO one of: q " in d.help and "ruled out: 'p' (invariant 'z-is-q')" in d.help
 
 
 def test_a_gap_no_output_may_close_says_so():
@@ -363,3 +363,17 @@ def test_a_deleted_rule_is_one_gap_whose_fix_names_the_values_not_a_wildcard_war
     assert "when: {a: z, b: false}" in only(check(text), "gap").help
     named_nowhere = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: {not: [x]}}, then: q}\n")
     assert "unnamed-value" in codes(check(named_nowhere))  # no gap: the wildcard is the finding
+
+
+def test_a_gaps_help_leaves_out_the_pools_the_swa_contract_refuses(tmp_path):
+    """A swa_kv_pool table without invariants: 'active' where the own pool is not SWA would
+    be an unsafe-pool error once pasted, so the gap does not propose it."""
+    from swapool.swa.contract import CONTRACTS
+    from swapool.table.check import check_bytes
+    from swapool.table.enums import EnumPolicy
+
+    text = ("format: 1\ndecision: swa_kv_pool\nhit_policy: unique\ninputs:\n  active_pool: {values: [swa, other]}\n"
+            "output: {values: [active, none]}\nrules:\n  - {id: a, when: {active_pool: swa}, then: active}\n")
+    d = only(check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False), contracts=CONTRACTS), "gap")
+    assert d.facts["outputs"] == ["none"] and "active_pool=swa" in d.facts["forbidden"]["active"]
+    assert "with TODO one of: none " in d.help
