@@ -6,7 +6,7 @@ away. They run in `swapool validate` and in `load_policy`.
 
 from __future__ import annotations
 
-from ..table.analysis import Analysis
+from ..table.analysis import Analysis, Contract
 from ..table.diagnostics import Diagnostic, error
 from ..table.model import Table
 from .codes import DECISION_KIND, UNSAFE_POOL, Answer, Shape
@@ -87,7 +87,5 @@ def forbidden_outputs(table: Table, region: tuple[int, ...]) -> dict[str, str]:
     return out
 
 
-check_contract.forbids = forbidden_outputs  # type: ignore[attr-defined]
-
 #: For `check_path(..., contracts=CONTRACTS)`: the decision kinds this package knows.
-CONTRACTS = {DECISION: check_contract}
+CONTRACTS = {DECISION: Contract(check_contract, forbidden_outputs)}

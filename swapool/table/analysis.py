@@ -50,6 +50,16 @@ class Analysis:
 Forbids = Callable[[Table, Cube], Mapping[str, str]]
 
 
+@dataclass(frozen=True)
+class Contract:
+    """What a decision kind adds to the generic checks: findings over a table's analysis,
+    and (optionally) the outputs a rule deciding a whole region must not have, so that a
+    gap's proposed fix is one the contract accepts."""
+
+    check: Callable[["Analysis"], list[Diagnostic]]
+    forbids: Forbids | None = None
+
+
 def analyse(table: Table, budget: Budget, forbids: Forbids | None = None) -> Analysis:
     """Every finding about a well-formed table (semantic, not syntactic), with the DAG they
     came from. Running out of `budget` is itself a finding (`analysis-budget`). `forbids`:

@@ -8,9 +8,9 @@ import functools
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from .analysis import Analysis, analyse
+from .analysis import Contract, analyse
 from .build import build_parts
 from .codes import ANALYSIS_PARTIAL
 from .diagnostics import Diagnostic, Severity, note, visible
@@ -23,9 +23,8 @@ from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
 
 
-#: Checks a decision kind adds to the generic ones: decision name -> check(the table's
-#: analysis) -> findings.
-Contracts = Mapping[str, Callable[[Analysis], list[Diagnostic]]]
+#: What decision kinds add to the generic checks: decision name -> its contract.
+Contracts = Mapping[str, Contract]
 NO_CONTRACTS: Contracts = MappingProxyType({})
 
 
@@ -85,11 +84,11 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
             found += partial_analysis(built.partial, built.left_out, enums, causes)
     if table is not None:
         contract = contracts.get(table.decision)
-        done = analyse(table, Budget(), getattr(contract, "forbids", None))
+        done = analyse(table, Budget(), contract.forbids if contract else None)
         found, first = done.findings + check_enum_bindings(table, enums), done.first
         if contract is not None and first is not None:
             try:
-                found += contract(done)
+                found += contract.check(done)
             except BudgetExceeded as exc:
                 found.append(done.out_of_budget(exc))
     return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)

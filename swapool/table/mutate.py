@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
-from .analysis import Analysis, analyse
+from .analysis import Contract, analyse
 from .partition import Budget
 from .cells import form_for, make_cell
-from .diagnostics import Diagnostic, Span, format_value
+from .diagnostics import Span, format_value
 from .diff import diff_tables
 from .emit import rule_data
 from .model import CellForm, Rule, Table
@@ -143,7 +143,7 @@ def mutant_count(table: Table) -> int:
     return total
 
 
-def run_mutations(table: Table, contract: Callable[[Analysis], list[Diagnostic]] | None = None) -> MutationReport:
+def run_mutations(table: Table, contract: Contract | None = None) -> MutationReport:
     """Analyse every mutant of a valid table (and check the contract of its decision, when
     given); a mutant is killed when it has an error. More than MAX_MUTANTS raises
     `TooManyMutants` before any is analysed."""
@@ -156,7 +156,7 @@ def run_mutations(table: Table, contract: Callable[[Analysis], list[Diagnostic]]
     for m in mutants(table):
         total += 1
         done = analyse(m.table, Budget())
-        found = done.findings + (contract(done) if contract and done.first is not None else [])
+        found = done.findings + (contract.check(done) if contract and done.first is not None else [])
         if not any(d.is_error for d in found):
             survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None, m.span,
                                       killing_case(table, m.table)))
