@@ -165,18 +165,17 @@ def _without(cubes: Sequence[Cube], gone: set[int]) -> list[Cube]:
     return [tuple(0 for _ in c) if p in gone else c for p, c in enumerate(cubes)]
 
 
-def forbidding_invariants(table: Table, region: Cube) -> dict[str, str]:
+def forbidding_invariants(table: Table, region: Cube) -> dict[str, Invariant]:
     """For each output a rule deciding all of `region` could not have, the first invariant
-    that forbids it there (its id): so that a proposed fix is one the table's own invariants
-    accept."""
-    forbidden: dict[str, str] = {}
+    that forbids it there: so that a proposed fix is one the table's own invariants accept."""
+    forbidden: dict[str, Invariant] = {}
     for output in table.output.values:
         for inv in table.invariants:
             meet = intersect(region, inv.if_region)
             if output not in inv.if_outputs or is_empty(meet):
                 continue
             if output not in inv.then_outputs or any(m & ~t for m, t in zip(meet, inv.then_region)):
-                forbidden[output] = inv.id
+                forbidden[output] = inv
                 break
     return forbidden
 
@@ -189,7 +188,7 @@ def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = Non
     found: list[Diagnostic] = []
     for n, reg in enumerate(cov.gaps, 1):
         forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
-                     **{o: f"invariant '{inv}'" for o, inv in forbidding_invariants(table, reg).items()}}
+                     **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
         found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
                            closing=closing_rule(table, reg, n),
                            outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
@@ -399,12 +398,11 @@ def failing_cases(analysis: Analysis) -> list[Diagnostic]:
             got = table.rules[ri] if ri is not None else None
             if got is not None and got.then == case.expect:
                 continue
-            against = forbidding_invariants(table, reg).get(case.expect)  # the case, not the rule, is wrong
-            inv = next((i for i in table.invariants if i.id == against), None)
+            inv = forbidding_invariants(table, reg).get(case.expect)  # then the case, not the rule, is wrong
             found.append(error(CASE_FAILED, case.expect_span if inv else case.span, rules=(got.id,) if got else (),
                                witness=table.point(reg), related=(Related("invariant", inv.id, inv.span),) if inv else (),
                                case=case.index + 1, expected=case.expect, got=got.then if got else None,
-                               rule=got.id if got else None, invariant=against))
+                               rule=got.id if got else None, invariant=inv.id if inv else None))
             break
     return found
 
