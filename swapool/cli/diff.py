@@ -55,9 +55,8 @@ def _folder_for(path: str, other: str, stdin_name: str | None) -> str | None:
     version of a file imports what sits beside the new one)."""
     if path == "-" and stdin_name and os.path.isdir(os.path.dirname(stdin_name) or "."):
         return os.path.dirname(stdin_name) or "."
-    if path == "-" or path.startswith(("/dev/fd/", "/proc/self/fd/")):
-        if other not in ("-", _NO_FILE) and os.path.isfile(other):
-            return os.path.dirname(other) or "."
+    if not os.path.isfile(path) and os.path.isfile(other):  # standard input, or a pipe such as <(git show ...)
+        return os.path.dirname(other) or "."
     return None
 
 

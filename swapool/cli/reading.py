@@ -114,17 +114,10 @@ def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder
     from ..table.check import Checked, check_bytes, check_path
     from ..table.codes import IO, Io
     from ..table.diagnostics import Span, error
-    from ..table.source import MAX_BYTES, read_bytes
+    from ..table.source import MAX_BYTES
 
-    if path != "-" and name is None and folder is None:
-        return check_path(path, display=path, enums=enum_policy(args), contracts=CONTRACTS)
     if path != "-":
-        name = name or path
-        raw, found = read_bytes(path, name)
-        if raw is None:
-            return Checked(name, None, tuple(found))
-        return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS,
-                           folder=folder or os.path.dirname(path) or ".")
+        return check_path(path, display=name or path, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)
     stdin_name = getattr(args, "stdin_filename", None)
     name = name or stdin_name or "<stdin>"
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
