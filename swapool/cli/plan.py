@@ -13,8 +13,6 @@ from typing import Any
 from .render import EXIT_OK, EXIT_USAGE, refuse, say, to_json
 from .show import Decided, decided
 
-#: The runner's KV index translator (sglang_places.TRANSLATOR; not imported here: validate's path stays lean)
-TRANSLATOR = "kv_index_translator"
 #: Planned, but in some region a place decides otherwise than the intended table.
 EXIT_DIVERGES = 3
 #: At most this many combinations of the inputs only a place's table has are compared.
@@ -115,6 +113,7 @@ def runners(args: argparse.Namespace) -> list[tuple[str, bool, list[tuple[str, s
 
 def run(args: argparse.Namespace) -> int:
     from ..swa.integrations.sglang import load_tables
+    from ..swa.integrations.sglang_places import TRANSLATOR
     from ..swa.integrations.sglang_plugin import plugin_off
     from ..table.decider import PolicyError
 
@@ -190,10 +189,14 @@ def plan_runner(policy: Any, places: Any, role: str, is_draft: bool, flags: list
                 algorithm: str, *, plugin: bool = True) -> list[PlacePlan]:
     """A runner's attention places and its KV index translator. Raises ValueError for a
     speculative algorithm outside the tables' domains."""
-    from ..swa.integrations.sglang_places import BACKENDS
+    from ..swa.integrations.sglang_places import BACKENDS, TRANSLATOR
     from ..table.decider import PolicyError
 
     facts = {"is_draft_worker": is_draft, "spec_algorithm": algorithm}
+    try:
+        intended = policy.restrict(**{k: v for k, v in facts.items() if k in policy.table.input_names})
+    except PolicyError as exc:
+        raise ValueError(str(exc)) from None
     out = []
     for flag, place in [*flags, (None, TRANSLATOR)]:
         if place is None:
@@ -205,7 +208,6 @@ def plan_runner(policy: Any, places: Any, role: str, is_draft: bool, flags: list
         how = ("the table's resolver" if by_resolver else "start-up guard" if plugin
                else "sglang's own code (the plugin is off)")
         try:
-            intended = policy.restrict(**{k: v for k, v in facts.items() if k in policy.table.input_names})
             view = table.restrict(**{k: v for k, v in {"backend": place, **facts}.items()
                                      if k in table.table.input_names})
         except PolicyError as exc:

@@ -203,10 +203,3 @@ def test_a_place_that_decides_otherwise_than_the_policy_is_marked_and_the_exit_i
     out = capsys.readouterr().out
     assert "    ! when active_pool=other, allocator_kvcache=swa: none here (active-only-backends-ignore-the-allocator), " \
            "allocator intended (frozen-kv-draft-reads-target-swa at " in out
-
-
-def test_plan_names_the_translator_as_the_plugin_does():
-    from swapool.cli import plan
-    from swapool.swa.integrations import sglang_places
-
-    assert plan.TRANSLATOR == sglang_places.TRANSLATOR in sglang_places.GUARDED
