@@ -162,32 +162,33 @@ def _guard(place: str, built: Any, model_runner: Any, view: Policy,
     types = (_import(g.pool_module, g.pool_cls),)
     explained, facts = _explain(model_runner, view, types)
     code, shown_code = g.decided(built, model_runner)
-    warn = os.environ.get(ENV_GUARD, "").strip().lower() == "warn"
     if code != explained.decision.output:
-        message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) "
-                   f"for {_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
-                   f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the "
-                   f"table from the code). {ENV_GUARD}=warn logs this instead of refusing.")
-        if not warn:
-            raise PolicyError(message)
-        log.warning("%s", message)
-        return explained, facts, f"sglang's code decided '{code}' ({shown_code}): {ENV_GUARD}=warn let it start"
+        return explained, facts, _refuse_or_warn(
+            f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) for "
+            f"{_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
+            f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the table from "
+            "the code).", f"sglang's code decided '{code}' ({shown_code})")
     if intended is not None:
         meant, meant_facts = _explain(model_runner, intended, types)
         if meant.decision.output != code:
             both = {**{k: facts[k] for k in explained.read}, **{k: meant_facts[k] for k in meant.read}}
-            message = (f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decides '{code}' "
-                       f"({shown_code}) for {_shown(both, both)}, as {view.path} describes it (rule "
-                       f"'{explained.rule.id}' at {explained.rule.span}), but {intended.path} intends "
-                       f"'{meant.decision.output}' there (rule '{meant.rule.id}' at {meant.rule.span}): the place "
-                       f"would translate through another pool than the policy says. {ENV_GUARD}=warn logs this "
-                       "instead of refusing.")
-            if not warn:
-                raise PolicyError(message)
-            log.warning("%s", message)
-            return explained, facts, (f"sglang's code decided '{code}' ({shown_code}), not the policy's "
-                                      f"'{meant.decision.output}': {ENV_GUARD}=warn let it start")
+            return explained, facts, _refuse_or_warn(
+                f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decides '{code}' ({shown_code}) for "
+                f"{_shown(both, both)}, as {view.path} describes it (rule '{explained.rule.id}' at "
+                f"{explained.rule.span}), but {intended.path} intends '{meant.decision.output}' there (rule "
+                f"'{meant.rule.id}' at {meant.rule.span}): the place would translate through another pool than the "
+                "policy says.", f"sglang's code decided '{code}' ({shown_code}), not the policy's "
+                                f"'{meant.decision.output}'")
     return explained, facts, f"sglang's code agrees ({shown_code})"
+
+
+def _refuse_or_warn(message: str, decided: str) -> str:
+    """Refuse the place with `message`, or (SWAPOOL_SGLANG_GUARD=warn) log it and say, for the
+    place's log line, what started anyway."""
+    if os.environ.get(ENV_GUARD, "").strip().lower() != "warn":
+        raise PolicyError(f"{message} {ENV_GUARD}=warn logs this instead of refusing.")
+    log.warning("%s %s=warn logs this instead of refusing.", message, ENV_GUARD)
+    return f"{decided}: {ENV_GUARD}=warn let it start"
 
 
 # --- the plugin's side: what sglang_plugin.py calls when sglang imports a place's module ---
