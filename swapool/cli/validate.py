@@ -49,30 +49,36 @@ def run(args: argparse.Namespace) -> int:
     else:
         code = EXIT_OK
     fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
-    shown = [d for d in diagnostics if fails(d)] if args.quiet else diagnostics  # -q: what fails the check
-    following: list = []
-    if args.format == "text":
-        # the cause first: what follows from an error that left part of the table out comes after it
-        # (counted; --verbose shows it), as rustc holds back errors that follow from an earlier one
-        following = [d for d in shown if d.facts.get("partial") or d.code == "analysis-partial"]
-        after = {id(d) for d in following}
-        order = {r.file: i for i, r in enumerate(results)}
-        shown = sorted([d for d in shown if args.verbose or id(d) not in after],
-                       key=lambda d: (order.get(d.span.file if d.span else "", 0), id(d) in after))
-    if args.format == "text" and not args.verbose:  # a valid table's notes need no action: counted, not shown
-        with_errors = {r.file for r in results if not r.ok}
-        shown = [d for d in shown if d.severity is not Severity.NOTE or (d.span and d.span.file in with_errors)]
-    unshown = sum(d.severity is Severity.NOTE for d in diagnostics) - sum(
-        d.severity is Severity.NOTE for d in shown + following)
-    held = [] if args.verbose or args.quiet else following
+    shown: list = []
+    held: list = []  # text output: what the analysis found with part of a table left out
+    unshown = 0  # text output: notes of valid tables
+    for r in results:
+        ds = [d for d in r.diagnostics if fails(d)] if args.quiet else list(r.diagnostics)  # -q: what fails
+        if args.format == "text":
+            # the cause first: what follows from an error that left part of the table out comes after
+            # it, or is counted (--verbose shows it), as rustc holds back errors that follow from an earlier one
+            following = [d for d in ds if _follows(d)]
+            ds = [d for d in ds if not _follows(d)]
+            if not args.verbose:  # and a valid table's notes need no action: counted, not shown
+                unshown += sum(r.ok and d.severity is Severity.NOTE for d in ds)
+                ds = [d for d in ds if not (r.ok and d.severity is Severity.NOTE)]
+                held, following = held + following, []
+            ds += following
+        shown += ds
     summary = None if args.quiet and code == EXIT_OK else "\n".join(
         [f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
         + ([f"{len(held)} more finding(s) ({', '.join(sorted({d.code for d in held}))}) were found with the parts "
             "that failed to build left out; they may go once the errors above are fixed (--verbose shows them)"]
            if held else [])
-        + [summary_line(diagnostics, len(paths), strict=args.strict, unshown_notes=0 if args.quiet else unshown)])
+        + [summary_line(diagnostics, len(paths), strict=args.strict, unshown_notes=unshown)])
     text = render(args.format, paths, shown, use_color(args.color, sys.stdout), summary,
                   getattr(args, "stdin_filename", None) or "<stdin>")
     if text:
         print(text)
     return code
+
+
+def _follows(d: Any) -> bool:
+    """Found with the rules, cases or invariants that failed to build left out (or the note
+    that says so): a finding that may go once the error that left them out is fixed."""
+    return bool(d.facts.get("partial")) or d.code == "analysis-partial"

@@ -185,6 +185,8 @@ def test_the_cause_comes_first_and_what_follows_from_it_is_counted(capsys, write
     assert main(["validate", "--verbose", path]) == 1
     verbose = [line.split(": ")[1] for line in capsys.readouterr().out.splitlines() if line.startswith(path)]
     assert verbose[0].startswith("error[unknown-set]") and len(verbose) == 4
+    assert main(["validate", "-q", path]) == 1  # -q: what fails, the held-back errors counted too
+    assert "2 more finding(s) (case-failed, gap)" in capsys.readouterr().out
     assert main(["validate", "--format", "json", path]) == 1
     found = json.loads(capsys.readouterr().out)["diagnostics"]
     cause = next(d for d in found if d["code"] == "unknown-set")
