@@ -243,6 +243,64 @@ def test_a_place_whose_class_is_missing_fails_its_modules_import(fake_sglang):
         imported("sglang.srt.layers.attention.triton_backend")
 
 
+def test_a_module_imported_before_the_plugin_without_its_class_leaves_every_other_place_watched(fake_sglang,
+                                                                                               caplog):
+    """sglang logs and swallows what plugin() raises: had it raised for the first module, no
+    later place would be watched."""
+    fake_sglang({f"{ATTENTION}/trtllm_mha_backend.py": "class SomethingElse:\n    pass\n"})
+    imported("sglang.srt.layers.attention.trtllm_mha_backend")
+    assert sglang_plugin.plugin() == [*BACKENDS, *GUARDED]
+    assert "trtllm_mha_backend has no class TRTLLMHAAttnBackend" in caplog.text
+    assert sorted(post_import.watched()) == sorted({p.module for p in {**BACKENDS, **GUARDED}.values()})
+    for place in ("flashinfer", "triton"):
+        assert vars(backend(place))["_swapool_place"] == place
+
+
+def test_a_module_executed_again_is_patched_again(fake_sglang):
+    import importlib
+
+    sglang_plugin.plugin()
+    first = backend("triton")
+    module = importlib.reload(sys.modules[GUARDED["triton"].module])
+    assert module.TritonAttnBackend is not first and vars(module.TritonAttnBackend)["_swapool_place"] == "triton"
+    backend("trtllm_mha")
+    del sys.modules[BACKENDS["flashinfer"].module], sys.modules[BACKENDS["trtllm_mha"].module]
+    again = backend("trtllm_mha")  # imported afresh, as after sglang's modules were dropped
+    assert again.__dict__["_resolve_swa_kv_pool"].__func__.__qualname__ == "swapool[trtllm_mha]._resolve_swa_kv_pool"
+    SWAKVPool, _ = pools()
+    again(runner(object(), True, "EAGLE", SWAKVPool()))  # the table's resolver is in force: it builds
+
+
+def test_a_second_plugin_call_is_harmless(fake_sglang, caplog):
+    caplog.set_level(logging.INFO, logger="swapool")
+    sglang_plugin.plugin()
+    cls = backend("trtllm_mha")
+    sglang_plugin.plugin()
+    SWAKVPool, _ = pools()
+    cls(runner(object(), True, "EAGLE", SWAKVPool()))  # was refused: "no longer the table's resolver"
+    backend("triton")(runner(SWAKVPool(), False, "NONE", SWAKVPool()))
+    assert [line.split(":")[1] for line in swapool_lines(caplog)] == [" sglang plugin active", " trtllm_mha (draft, EAGLE)",
+                                                                     " triton (target, NONE)"]
+
+
+def test_one_watcher_per_process_even_from_a_second_copy_of_the_watcher_module(tmp_path, monkeypatch):
+    """Two watchers on sys.meta_path would each ask the other for the module, without end."""
+    import importlib
+
+    module = package(tmp_path, monkeypatch, "watched_pkg_c")
+    post_import.when_imported(module, lambda m: None)
+    copy = importlib.reload(post_import)  # what a second copy of swapool on the path amounts to
+    seen = []
+    copy.when_imported(module, lambda m: seen.append(m.VALUE))
+    try:
+        assert sum(getattr(f, copy.MARK, False) for f in sys.meta_path) == 1
+        imported(module)
+        assert seen == [1]
+    finally:
+        copy.forget_all()
+        sys.modules.pop(module, None), sys.modules.pop("watched_pkg_c", None)
+
+
 def test_a_resolver_replaced_after_the_plugin_is_refused_at_construction(fake_sglang):
     """As a later REPLACE hook (another plugin's, through sglang's HookRegistry) would."""
     sglang_plugin.plugin()
@@ -291,7 +349,8 @@ def test_a_watched_module_is_handed_over_after_it_runs_or_at_once_if_it_already_
     assert seen == []
     imported(module)
     post_import.when_imported(module, lambda m: seen.append(m.VALUE + 1))
-    assert seen == [1, 2] and module not in post_import.watched()
+    assert seen == [1, 2] and module in post_import.watched()
+    post_import.forget_all()
     del sys.modules[module], sys.modules["watched_pkg_a"]
 
 
@@ -308,6 +367,6 @@ def test_a_callback_that_raises_fails_the_import_and_the_next_import_is_watched_
         imported(module)
     assert module not in sys.modules
     imported(module)
-    assert len(calls) == 2 and module not in post_import.watched()
+    assert len(calls) == 2
     post_import.forget_all()
     del sys.modules[module], sys.modules["watched_pkg_b"]

@@ -82,14 +82,20 @@ def refuse(place: str, cls: type, failure: BaseException | str) -> None:
 
 
 def _on_import(module: ModuleType, tables: Any, failure: BaseException | None) -> None:
-    """Put the table in force on every place whose class `module` defines. A class that is
-    not there (an sglang this version of swapool does not know) fails the module's import."""
+    """Put the table in force on every place whose class `module` defines (a class patched
+    already, by an earlier `plugin()` call, is left as it is). A class that is not there (an
+    sglang this version of swapool does not know) fails the module's import, after the
+    module's other places are patched."""
+    missing = []
     for place in places_in(module.__name__):
         spec = PLACES[place]
         cls = getattr(module, spec.cls, None)
         if not isinstance(cls, type):
-            raise _refusal(place, f"{module.__name__} has no class {spec.cls}: this sglang is not one whose "
-                                  "places swapool knows")
+            missing.append(_refusal(place, f"{module.__name__} has no class {spec.cls}: this sglang is not one "
+                                           "whose places swapool knows"))
+            continue
+        if "_swapool_place" in vars(cls):
+            continue
         if failure is not None:
             refuse(place, cls, failure)
             continue
@@ -99,11 +105,16 @@ def _on_import(module: ModuleType, tables: Any, failure: BaseException | None) -
             sglang.patch(place, cls, tables)
         except Exception as exc:
             refuse(place, cls, exc)
+    if missing:
+        raise missing[0]
 
 
 def plugin() -> list[str]:
     """Load both tables, then watch each place's module. Returns the places watched (none when
-    opted out). Never raises for a table or an import: that is reported where a place is built."""
+    opted out). Never raises: a table or an import that fails is reported where a place is
+    built; a module sglang imported before this call whose class is missing is logged (the
+    class cannot be built under its known name) and the other places are watched still.
+    Calling it again changes nothing."""
     if opted_out():
         return []
     tables: Any = None
@@ -115,5 +126,8 @@ def plugin() -> list[str]:
     except Exception as exc:  # swallowed by sglang if raised: kept for the places instead
         failure = exc
     for module in MODULES:
-        when_imported(module, functools.partial(_on_import, tables=tables, failure=failure))
+        try:
+            when_imported(module, functools.partial(_on_import, tables=tables, failure=failure), key=__name__)
+        except Exception as exc:  # the module was imported already: its import cannot fail any more
+            log.error("%s", exc)
     return [*BACKENDS, *GUARDED]
