@@ -232,6 +232,7 @@ def translator() -> dict:
     from sglang.srt.mem_cache import kv_index_translator as kt
 
     from swapool.swa.integrations.sglang import GUARDED
+    from swapool.swa.integrations.sglang_places import translator_decision
     _stub_runtime_config(kt)
     pools, allocators = _translator_pools(), _translator_allocators()
     unified = {"UnifiedSWATokenToKVPoolAllocator", "UnifiedMambaTokenToKVPoolAllocator"}
@@ -258,7 +259,7 @@ def translator() -> dict:
                                          page_size=1, device="cpu", is_draft_worker=draft)
             runner_view = GUARDED["kv_index_translator"].runner((), {"token_to_kv_pool": pool,
                                                                      "token_to_kv_pool_allocator": allocator})
-            out[key] = "built: " + GUARDED["kv_index_translator"].decided(built, runner_view)[0]
+            out[key] = "built: " + translator_decision(built, runner_view)[0]
         except Exception as exc:
             out[key] = f"{type(exc).__name__}: {exc}"
     return out

@@ -96,7 +96,8 @@ def fake_sglang(monkeypatch):
 
     FlashInfer = type("FlashInferAttnBackend", (), {"_resolve_swa_kv_pool": _original(BaseSWAKVPool)})
     TRTLLM = type("TRTLLMHAAttnBackend", (FlashInfer,), {"_resolve_swa_kv_pool": _original(SWAKVPool)})
-    for name in ["sglang", "sglang.srt", "sglang.srt.layers", "sglang.srt.layers.attention", "sglang.srt.mem_cache"]:
+    module("sglang", __version__="0.5.23")
+    for name in ["sglang.srt", "sglang.srt.layers", "sglang.srt.layers.attention", "sglang.srt.mem_cache"]:
         module(name)
     module("sglang.srt.mem_cache.swa_memory_pool", SWAKVPool=SWAKVPool)
     module("sglang.srt.mem_cache.base_swa_memory_pool", BaseSWAKVPool=BaseSWAKVPool)
@@ -382,7 +383,7 @@ def test_the_guard_refuses_the_real_triton_backend_when_code_and_table_disagree(
                             for pool in ("BaseSWAKVPool", "MHATokenToKVPool")
                             for d, a in [(False, a) for a in names] + [(True, "FROZEN_KV_MTP")]}
     message = refused["triton: MHATokenToKVPool, draft=False, NONE, SWAKVPool"]
-    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton "
+    assert message.startswith("PolicyError: swapool start-up guard: sglang 0.5.23's triton "
                               "(sglang.srt.layers.attention.triton_backend.TritonAttnBackend)")
     assert "decided 'none' (use_sliding_window_kv_pool=False)" in message
     assert f"says 'allocator' by rule 'target-uses-allocator-swa' ({places}:" in message
@@ -430,7 +431,7 @@ def test_the_guard_refuses_the_real_translator_where_the_table_has_drifted(tmp_p
     refused = {k: v for k, v in result.items() if not v.startswith("built")}
     assert set(refused) == {k for k in result if refused_where(k)} and refused
     message = next(iter(refused.values()))
-    assert message.startswith("PolicyError: swapool start-up guard: sglang's kv_index_translator "
+    assert message.startswith("PolicyError: swapool start-up guard: sglang 0.5.23's kv_index_translator "
                               "(sglang.srt.mem_cache.kv_index_translator.KVIndexTranslator)")
     assert f"decided '{code}'" in message and f"says '{table}'" in message
 
@@ -562,7 +563,7 @@ def test_the_guard_refuses_the_frozen_kv_mtp_triton_draft_naming_both_decisions(
     marks: the real constructor is refused, with sglang's decision and the policy's rule."""
     result, _ = probe("frozen_view")
     message = result["refused"]
-    assert message.startswith("PolicyError: swapool start-up guard: sglang's triton "), message
+    assert message.startswith("PolicyError: swapool start-up guard: sglang 0.5.23's triton "), message
     assert "decides 'none' (use_sliding_window_kv_pool=False)" in message
     assert re.search(r"intends 'allocator' there \(rule 'frozen-kv-draft-reads-target-swa' at \S+swa\.yaml:\d+:\d+\)",
                      message), message

@@ -36,6 +36,7 @@ RESOLVER = """
                 return kv if isinstance(kv, {check}) else None
 """
 SOURCES = {
+    "sglang/__init__.py": "__version__ = '0.5.23'\n",
     f"{POOLS}/base_swa_memory_pool.py": """
         class BaseSWAKVPool:
             def translate_loc_from_full_to_swa(self, loc):
@@ -58,6 +59,7 @@ SOURCES = {
         class TRTLLMHAAttnBackend(FlashInferAttnBackend):
             def __init__(self, model_runner):
                 super().__init__(model_runner)
+                self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
     """ + RESOLVER.format(check="SWAKVPool"),
     f"{ATTENTION}/triton_backend.py": """
         from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
@@ -319,9 +321,108 @@ def test_code_that_drifted_from_the_places_table_is_refused_naming_place_facts_a
     sglang_plugin.plugin()
     error = build_each(("triton",))["triton"]
     assert isinstance(error, PolicyError)
-    assert re.match(r"swapool start-up guard: sglang's triton \(sglang\.srt\.layers\.attention\.triton_backend\."
+    assert re.match(r"swapool start-up guard: sglang 0\.5\.23's triton \(sglang\.srt\.layers\.attention\.triton_backend\."
                     r"TritonAttnBackend\) decided 'none' \(use_sliding_window_kv_pool=False\) for active_pool=swa.*"
                     r"says 'active' by rule '[a-z-]+' \(.*swa_backends\.yaml:\d+:\d+\)", str(error))
+
+
+# --- releases: each place as that release of sglang decides it --------------------------
+
+PRE_FIX_TRTLLM = """
+    from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+    class TRTLLMHAAttnBackend(FlashInferAttnBackend):  # 0.5.12: the allocator's pool, drafts or not
+        def __init__(self, model_runner):
+            super().__init__(model_runner)
+            allocator = model_runner.token_to_kv_pool_allocator
+            kv = allocator.get_kvcache()
+            self.use_sliding_window_kv_pool = isinstance(kv, SWAKVPool)
+            self._swa_kv_pool = kv if self.use_sliding_window_kv_pool else None
+"""
+PER_CALL_FLASHINFER = """
+    class FlashInferAttnBackend:  # up to 0.5.13: the allocator is checked at each forward pass
+        def __init__(self, model_runner, init_new_workspace=False):
+            self.token_to_kv_pool_allocator = model_runner.token_to_kv_pool_allocator
+"""
+
+
+def release(fake_sglang, version: str, sources: dict[str, str] | None = None) -> None:
+    fake_sglang({"sglang/__init__.py": f"__version__ = {version!r}\n", **(sources or {})})
+
+
+def test_on_0_5_12_trtllm_mha_is_guarded_and_the_pre_fix_eagle_draft_refused(fake_sglang, caplog):
+    caplog.set_level(logging.INFO, logger="swapool")
+    release(fake_sglang, "0.5.12", {f"{ATTENTION}/trtllm_mha_backend.py": PRE_FIX_TRTLLM,
+                                    f"{ATTENTION}/flashinfer_backend.py": PER_CALL_FLASHINFER})
+    sglang_plugin.plugin()
+    SWAKVPool, _ = pools()
+    cls = backend("trtllm_mha")
+    assert "_resolve_swa_kv_pool" not in vars(cls)  # nothing replaced: sglang 0.5.12 would not call it
+    swa = SWAKVPool()
+    cls(runner(swa, False, "NONE", swa))  # a target: its own pool, which the allocator holds
+    with pytest.raises(PolicyError) as refused:
+        cls(runner(object(), True, "EAGLE", SWAKVPool()))
+    assert str(refused.value).startswith("swapool start-up guard: sglang 0.5.12's trtllm_mha (sglang.srt.layers."
+                                         "attention.trtllm_mha_backend.TRTLLMHAAttnBackend) decides 'allocator' "
+                                         "(_swa_kv_pool is the allocator's pool)")
+    assert re.search(r"intends 'none' there \(rule 'draft-owns-its-kv' at .*swa\.yaml:\d+:\d+\)", str(refused.value))
+    lines = swapool_lines(caplog)
+    assert not [line for line in lines if "the table's resolver decides" in line]
+    assert re.search(r"swapool: trtllm_mha \(target, NONE\): active, .*; sglang's code agrees \(_swa_kv_pool is the "
+                     r"runner's pool\)", "\n".join(lines))
+    start = next(line for line in lines if "plugin active" in line)
+    assert "decides no place; the start-up guard checks trtllm_mha, aiter, flash_attention against" in start
+    assert start.endswith("in sglang 0.5.12 swapool cannot check flashinfer, triton, torch_native, intel_amx, xpu: "
+                          "each refuses a runner with a SWA pool")
+
+
+def test_a_decision_swapool_cannot_check_refuses_runners_with_a_swa_pool_naming_the_release(fake_sglang, caplog):
+    caplog.set_level(logging.INFO, logger="swapool")
+    release(fake_sglang, "0.5.13", {f"{ATTENTION}/flashinfer_backend.py": PER_CALL_FLASHINFER})
+    sglang_plugin.plugin()
+    SWAKVPool, BaseSWAKVPool = pools()
+    cls = backend("flashinfer")
+    for mr in (runner(SWAKVPool(), False, "NONE", SWAKVPool()), runner(object(), True, "EAGLE", BaseSWAKVPool())):
+        with pytest.raises(sglang_plugin.RefusedPlace, match=r"swapool refuses to build sglang 0\.5\.13's flashinfer "
+                                                              r"\(.*FlashInferAttnBackend\) for a runner with a SWA pool: "
+                                                              r"sglang 0\.5\.13 decides it at each forward pass"):
+            cls(mr)
+    cls(runner(object(), False, "NONE", object()))  # no SWA pool anywhere: nothing to decide, it builds
+    assert "swapool: flashinfer (target, NONE): no SWA pool to translate through; swapool does not check sglang " \
+           "0.5.13's flashinfer" in "\n".join(swapool_lines(caplog))
+
+
+@pytest.mark.parametrize("version, why", [("0.5.24", "outside the releases swapool was verified on (0.5.12 to 0.5.23)"),
+                                          ("0.5.11", "outside the releases swapool was verified on"),
+                                          ("0.5.24rc1", "not a release swapool knows")])
+def test_a_release_outside_the_verified_range_refuses_every_place_with_a_swa_pool(fake_sglang, version, why):
+    release(fake_sglang, version)
+    sglang_plugin.plugin()
+    SWAKVPool, _ = pools()
+    for place in ("trtllm_mha", "flashinfer", "triton"):
+        with pytest.raises(sglang_plugin.RefusedPlace) as refused:
+            backend(place)(runner(SWAKVPool(), False, "NONE", SWAKVPool()))
+        assert f"sglang {version}'s {place}" in str(refused.value) and why in str(refused.value), place
+    assert "swapool" not in backend("flashinfer").__dict__["_resolve_swa_kv_pool"].__func__.__qualname__
+
+
+def test_a_constructor_not_shaped_as_its_release_says_is_refused_naming_what_differs(fake_sglang):
+    release(fake_sglang, "0.5.23", {f"{ATTENTION}/trtllm_mha_backend.py": """
+        from sglang.srt.layers.attention.flashinfer_backend import FlashInferAttnBackend
+        class TRTLLMHAAttnBackend(FlashInferAttnBackend):  # a resolver no constructor calls
+            def __init__(self, model_runner):
+                super().__init__(model_runner)
+            @staticmethod
+            def _resolve_swa_kv_pool(model_runner):
+                return None
+    """})
+    sglang_plugin.plugin()
+    SWAKVPool, _ = pools()
+    with pytest.raises(sglang_plugin.RefusedPlace, match=r"sglang 0\.5\.23's trtllm_mha .* its constructor is not shaped "
+                                                          r"as swapool read it in that release \(TRTLLMHAAttnBackend\."
+                                                          r"__init__ does not use _resolve_swa_kv_pool; expected a "
+                                                          r"decision by resolver\)"):
+        backend("trtllm_mha")(runner(SWAKVPool(), False, "NONE", SWAKVPool()))
 
 
 @pytest.mark.parametrize("value", ["off", "0", "false", "no"])

@@ -189,7 +189,7 @@ def test_a_drifted_places_table_makes_the_guard_refuse_naming_place_facts_and_ru
     drifted = drifted_places(tmp_path, "kv_index_translator/own_pool")
     start = launch(model, tmp_path / "server.log", SWAPOOL_PLACES_POLICY=drifted)
     assert start.served is None and start.returncode not in (None, 0)
-    assert re.search(r"swapool start-up guard: sglang's kv_index_translator \(sglang\.srt\.mem_cache\."
+    assert re.search(r"swapool start-up guard: sglang \S+'s kv_index_translator \(sglang\.srt\.mem_cache\."
                      r"kv_index_translator\.KVIndexTranslator\) decided 'active' \(SLIDING_WINDOW id space of the "
                      r"runner's pool\) for .*active_pool=swa.*, but \S+places\.yaml\[backend=kv_index_translator\] "
                      r"says 'none' by rule 'translator-writes-through-its-pool' \(\S+places\.yaml:\d+:\d+\)",

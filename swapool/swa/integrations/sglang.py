@@ -25,9 +25,12 @@ from ...table.decider import Explanation, PolicyError
 from ..facts import runner_facts
 from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
-from .sglang_places import BACKENDS, GUARDED, TRANSLATOR, Backend, Guarded, backend_runner
+from .sglang_places import (ABSENT, BACKENDS, GUARDED, PER_CALL, PLACES, READERS, RESOLVER, TRANSLATOR,
+                            VERIFIED_RELEASE, Place,
+                            expected_kind, has_swa_pool, shape_differs, sglang_release)
+from .sglang_plugin import ENV_PLUGIN, RefusedPlace
 
-__all__ = ["BACKENDS", "GUARDED", "Backend", "Guarded", "SGLangUnavailable", "Tables", "guard_check", "install",
+__all__ = ["BACKENDS", "GUARDED", "Place", "SGLangUnavailable", "Tables", "guard_check", "install",
            "installed", "load_tables", "make_resolver", "patch", "places_policy", "pool_types", "uninstall"]
 
 log = logging.getLogger("swapool")
@@ -55,7 +58,7 @@ def _import(module: str, name: str) -> Any:
         raise SGLangUnavailable(f"{module} has no {name}; this sglang version is not supported") from exc
 
 
-def _backend(name: str) -> Backend:
+def _backend(name: str) -> Place:
     try:
         return BACKENDS[name]
     except KeyError:
@@ -154,31 +157,41 @@ def guard_check(place: str, built: Any, model_runner: Any, *, policy: Policy | N
     return _guard(place, built, model_runner, view, _place_view(intended, place) if intended else None)[0]
 
 
-def _guard(place: str, built: Any, model_runner: Any, view: Policy,
-           intended: Policy | None = None) -> tuple[Explanation, dict[str, Any], str]:
-    """`guard_check` on policies already restricted to the place; also the facts read and
-    what the code decided, in words."""
-    g = GUARDED[place]
+def _guard(place: str, built: Any, model_runner: Any, view: Policy | None, intended: Policy | None = None,
+           kind: str | None = None, release: str | None = None) -> tuple[Explanation, dict[str, Any], str]:
+    """`guard_check` on policies already restricted to the place (`view` None: not held to the
+    table of places, which describes another release's code); also the facts read and what the
+    code decided, in words. `kind`: how the place decides (the verified release's by default)."""
+    g = PLACES[place]
     types = (_import(g.pool_module, g.pool_cls),)
-    explained, facts = _explain(model_runner, view, types)
-    code, shown_code = g.decided(built, model_runner)
-    if code != explained.decision.output:
-        return explained, facts, _refuse_or_warn(
-            f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) for "
-            f"{_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
-            f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the table from "
-            "the code).", f"sglang's code decided '{code}' ({shown_code})")
+    code, shown_code = READERS[kind or g.kind](built, model_runner)
+    where = f"sglang {release}'s {place}" if release else f"sglang's {place}"
+    explained: Explanation | None = None
+    facts: dict[str, Any] = {}
+    if view is not None:
+        explained, facts = _explain(model_runner, view, types)
+        if code != explained.decision.output:
+            return explained, facts, _refuse_or_warn(
+                f"swapool start-up guard: {where} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) for "
+                f"{_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
+                f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the table "
+                "from the code).", f"sglang's code decided '{code}' ({shown_code})")
     if intended is not None:
         meant, meant_facts = _explain(model_runner, intended, types)
         if meant.decision.output != code:
-            both = {**{k: facts[k] for k in explained.read}, **{k: meant_facts[k] for k in meant.read}}
-            return explained, facts, _refuse_or_warn(
-                f"swapool start-up guard: sglang's {place} ({g.module}.{g.cls}) decides '{code}' ({shown_code}) for "
-                f"{_shown(both, both)}, as {view.path} describes it (rule '{explained.rule.id}' at "
-                f"{explained.rule.span}), but {intended.path} intends '{meant.decision.output}' there (rule "
-                f"'{meant.rule.id}' at {meant.rule.span}): the place would translate through another pool than the "
-                "policy says.", f"sglang's code decided '{code}' ({shown_code}), not the policy's "
-                                f"'{meant.decision.output}'")
+            described = (f"as {view.path} describes it (rule '{explained.rule.id}' at {explained.rule.span})"
+                         if view is not None and explained is not None else "")
+            both = {**{k: facts[k] for k in (explained.read if explained else ())},
+                    **{k: meant_facts[k] for k in meant.read}}
+            return explained or meant, facts or meant_facts, _refuse_or_warn(
+                f"swapool start-up guard: {where} ({g.module}.{g.cls}) decides '{code}' ({shown_code}) for "
+                f"{_shown(both, both)}, {described + ', ' if described else ''}but {intended.path} intends "
+                f"'{meant.decision.output}' there (rule '{meant.rule.id}' at {meant.rule.span}): the place would "
+                "translate through another pool than the policy says.",
+                f"sglang's code decided '{code}' ({shown_code}), not the policy's '{meant.decision.output}'")
+        if explained is None:
+            return meant, meant_facts, f"sglang's code agrees ({shown_code})"
+    assert explained is not None
     return explained, facts, f"sglang's code agrees ({shown_code})"
 
 
@@ -204,10 +217,20 @@ class Tables:
     policy: Policy
     places: Policy
 
-    def start_line(self) -> str:
-        return (f"swapool: sglang plugin active: {self.policy.path} (sha256:{self.policy.digest[:12]}, "
-                f"{len(self.policy.table.rules)} rules) decides {', '.join(BACKENDS)}; the start-up guard checks "
-                f"{', '.join(GUARDED)} against {self.places.path} (sha256:{self.places.digest[:12]})")
+    def start_line(self, release: str | None = VERIFIED_RELEASE) -> str:
+        """What the plugin does in this sglang release, place by place."""
+        kinds = {place: expected_kind(place, release)[0] for place in PLACES}
+        decides = [p for p, k in kinds.items() if k == RESOLVER]
+        checks = [p for p, k in kinds.items() if k not in (RESOLVER, PER_CALL, ABSENT)]
+        unchecked = [p for p, k in kinds.items() if k == PER_CALL]
+        line = (f"swapool: sglang plugin active: {self.policy.path} (sha256:{self.policy.digest[:12]}, "
+                f"{len(self.policy.table.rules)} rules) decides {', '.join(decides) or 'no place'}; the start-up guard "
+                f"checks {', '.join(checks) or 'no place'} against {self.places.path} "
+                f"(sha256:{self.places.digest[:12]})")
+        if unchecked:
+            line += (f"; in sglang {release} swapool cannot check {', '.join(unchecked)}: each refuses a runner "
+                     "with a SWA pool")
+        return line
 
 
 def load_tables(policy: str | None = None, places: str | None = None, **options: Any) -> Tables:
@@ -231,21 +254,25 @@ _said: set[str] = set()
 _said_lock = threading.Lock()
 
 
-def _say_once(line: str, tables: Tables) -> None:
+def _say_once(line: str, tables: Tables, release: str | None) -> None:
     """Log at construction time (sglang has configured logging by then; at plugin time it
     has not), each distinct line once per process (a multi-step draft builds one backend per step)."""
     with _said_lock:
-        fresh = [text for text in (tables.start_line(), line) if text not in _said]
+        fresh = [text for text in (tables.start_line(release), line) if text not in _said]
         _said.update(fresh)
     for text in fresh:
         log.info("%s", text)
 
 
-def decision_line(place: str, model_runner: Any, explained: Explanation, facts: dict[str, Any], how: str) -> str:
-    """What an operator reads: the place, whose runner, the decision, its rule and where."""
+def _who(model_runner: Any) -> str:
     role = "draft" if getattr(model_runner, "is_draft_worker", False) else "target"
     algorithm = getattr(getattr(model_runner, "spec_algorithm", None), "name", None)
-    who = f"{role}, {algorithm}" if algorithm else role
+    return f"{role}, {algorithm}" if algorithm else role
+
+
+def decision_line(place: str, model_runner: Any, explained: Explanation, facts: dict[str, Any], how: str) -> str:
+    """What an operator reads: the place, whose runner, the decision, its rule and where."""
+    who = _who(model_runner)
     output = explained.decision.output
     return (f"swapool: {place} ({who}): {output}, {_OUTPUT_WORDS.get(output, output)}, by rule "
             f"'{explained.rule.id}' at {explained.rule.span} [{_shown(facts, explained.read)}]; {how}")
@@ -258,12 +285,38 @@ def _acts_here(built: Any, cls: type) -> bool:
     return nearest is cls
 
 
-def patch(place: str, cls: type, tables: Tables) -> None:
-    """Put the table in force on `cls`: a replaced resolver (and a constructor that logs what
-    it decided and refuses if the resolver in force is no longer the table's), or a start-up
-    guard on the constructor of an inline place."""
+def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> None:
+    """Put the table in force on `cls` as `release` of sglang (this process's, by default)
+    decides there, after checking its constructor is shaped that way: a replaced resolver
+    (and a constructor that logs what it decided and refuses if the resolver in force is no
+    longer the table's), a start-up guard on the constructor of an inline place, or, where
+    swapool cannot check the decision, a constructor that refuses a runner with a SWA pool."""
+    release = release or sglang_release()
+    kind, why = expected_kind(place, release)
+    if kind not in (PER_CALL, ABSENT):
+        differs = shape_differs(kind, cls)
+        if differs is not None:
+            kind, why = PER_CALL, (f"its constructor is not shaped as swapool read it in that release ({differs}; "
+                                   f"expected a decision by {kind})")
     original_init = getattr(cls, "__init__")
-    if place in BACKENDS:
+    g = PLACES[place]
+    where = f"sglang {release}'s {place} ({g.module}.{g.cls})"
+    if kind in (PER_CALL, ABSENT):
+        base = _import(f"{g.pool_module.rsplit('.', 1)[0]}.base_swa_memory_pool", "BaseSWAKVPool")
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            if not _acts_here(self, cls):
+                return original_init(self, *args, **kwargs)
+            runner = g.runner(args, kwargs)
+            if has_swa_pool(runner, base):
+                error = RefusedPlace(f"swapool refuses to build {where} for a runner with a SWA pool: {why}. Use a "
+                                     f"release swapool knows, or opt out with {ENV_PLUGIN}=off")
+                log.error("%s", error)
+                raise error
+            original_init(self, *args, **kwargs)
+            _say_once(f"swapool: {place} ({_who(runner)}): no SWA pool to translate through; swapool does not check "
+                      f"{where}: {why}", tables, release)
+    elif kind == RESOLVER:
         resolve = make_resolver(place, policy=tables.policy)
         view = resolve.swapool_policy  # type: ignore[attr-defined]
         setattr(cls, _ATTR, staticmethod(resolve))
@@ -274,16 +327,17 @@ def patch(place: str, cls: type, tables: Tables) -> None:
             if not _acts_here(self, cls):
                 return
             if getattr(type(self), _ATTR) is not resolve:
-                raise PolicyError(f"swapool refuses to build sglang's {place}: {type(self).__qualname__}."
+                raise PolicyError(f"swapool refuses to build {where}: {type(self).__qualname__}."
                                   f"{_ATTR} is no longer the table's resolver (something replaced it after "
                                   "swapool did), so the table's decision is not in force")
-            runner = backend_runner(args, kwargs)
+            runner = g.runner(args, kwargs)
             explained, facts = _explain(runner, view, types)
-            _say_once(decision_line(place, runner, explained, facts, "the table's resolver decides"), tables)
+            _say_once(decision_line(place, runner, explained, facts, "the table's resolver decides"), tables, release)
     else:
-        g = GUARDED[place]
-        view = _place_view(tables.places, place)
-        # the translator decides where SWA layers write, not what attention reads: held to the places only
+        # the table of places describes the verified release's code; the translator (it decides where SWA
+        # layers write, not what attention reads) is held to it alone, whatever its release
+        described = kind == g.kind or place == TRANSLATOR
+        places = _place_view(tables.places, place) if described else None
         intended = None if place == TRANSLATOR else _place_view(tables.policy, place)
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -291,8 +345,8 @@ def patch(place: str, cls: type, tables: Tables) -> None:
             if not _acts_here(self, cls):
                 return
             runner = g.runner(args, kwargs)
-            explained, facts, code = _guard(place, self, runner, view, intended)
-            _say_once(decision_line(place, runner, explained, facts, code), tables)
+            explained, facts, code = _guard(place, self, runner, places, intended, kind, release)
+            _say_once(decision_line(place, runner, explained, facts, code), tables, release)
     __init__.__qualname__ = f"{cls.__qualname__}.__init__ [swapool {place}]"
     __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
     setattr(cls, "__init__", __init__)

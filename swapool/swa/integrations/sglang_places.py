@@ -1,42 +1,46 @@
-"""Where sglang 0.5.23 decides which SWA pool to translate through: each place's class,
-module and pool check (standard library only, so the plugin's entry can read it before
-anything else of swapool is imported).
+"""Where each sglang release decides which SWA pool to translate through: each place's class,
+module, pool check and way of deciding, by release (standard library only, so the plugin's
+entry can read it before anything else of swapool is imported).
 
 sglang's places do not agree on the SWA pool type check: trtllm_mha and aiter check the
 concrete `SWAKVPool`, flashinfer and the KV index translator the `BaseSWAKVPool` base, the
 inline backends `SWAKVPool`. The table's pool facts are "passes this place's check".
+
+How a place decides changed between releases (read from each release's source, 0.5.12 to
+0.5.23, and checked by building every place on four of them in CI). Each way of deciding
+leaves a name in the constructor's code, which the plugin checks before it trusts the
+release number: a resolver method the constructor calls (`RESOLVER`: the table's replaces
+it); a flag the constructor sets from the runner's own pool (`FLAG`), the allocator's pool
+kept by the constructor (`POOL`, trtllm_mha 0.5.12, with the pre-fix EAGLE logic), the
+translator's SWA write function (`WRITE_LOC`) or its SWA id space (`ID_SPACE`): a start-up
+guard checks what the constructor decided. `PER_CALL`: the decision is made at each forward
+pass, outside the constructor (flashinfer up to 0.5.13, the flag backends in 0.5.12), where
+swapool can neither replace nor check it.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
+import sys
 from dataclasses import dataclass
-from types import SimpleNamespace
+from types import CodeType, SimpleNamespace
 from typing import Any, Callable
 
 _POOLS = "sglang.srt.mem_cache"
 _ATTENTION = "sglang.srt.layers.attention"
 
-
-@dataclass(frozen=True)
-class Backend:
-    """A place with a resolver method (`_resolve_swa_kv_pool`) the table replaces."""
-
-    module: str
-    cls: str
-    pool_module: str
-    pool_cls: str
-
-
-BACKENDS: dict[str, Backend] = {
-    "trtllm_mha": Backend(f"{_ATTENTION}.trtllm_mha_backend", "TRTLLMHAAttnBackend",
-                          f"{_POOLS}.swa_memory_pool", "SWAKVPool"),
-    "flashinfer": Backend(f"{_ATTENTION}.flashinfer_backend", "FlashInferAttnBackend",
-                          f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool"),
-    "aiter": Backend(f"{_ATTENTION}.aiter_backend", "AiterAttnBackend",
-                     f"{_POOLS}.swa_memory_pool", "SWAKVPool"),
-}
+RESOLVER, FLAG, POOL, WRITE_LOC, ID_SPACE, PER_CALL = "resolver", "flag", "pool", "write_loc", "id_space", "per_call"
+#: A place a release does not have (its module is not there: nothing to watch).
+ABSENT = "absent"
+#: The name each way of deciding leaves in the constructor's code.
+MARKS = {RESOLVER: "_resolve_swa_kv_pool", FLAG: "use_sliding_window_kv_pool", POOL: "_swa_kv_pool",
+         WRITE_LOC: "_swa_write_loc_from_full", ID_SPACE: "IdSpaceKind"}
+#: The first and the last sglang release the places below were read from and checked on.
+VERIFIED_RELEASES = ("0.5.12", "0.5.23")
+#: The release the table of places (policies/swa_backends.yaml) and the flag values describe.
+VERIFIED_RELEASE = VERIFIED_RELEASES[1]
 
 
 def backend_runner(args: tuple, kwargs: dict) -> Any:
@@ -44,16 +48,170 @@ def backend_runner(args: tuple, kwargs: dict) -> Any:
     return args[0] if args else kwargs["model_runner"]
 
 
-def flag_decision(backend: Any, runner: Any) -> tuple[str, str]:
-    flag = backend.use_sliding_window_kv_pool
-    return ("active" if flag else "none"), f"use_sliding_window_kv_pool={flag!r}"
-
-
 def translator_runner(args: tuple, kwargs: dict) -> Any:
     """The translator is built from keyword arguments, not from a model runner."""
     return SimpleNamespace(token_to_kv_pool=kwargs["token_to_kv_pool"],
                            token_to_kv_pool_allocator=kwargs["token_to_kv_pool_allocator"],
                            is_draft_worker=kwargs.get("is_draft_worker", False))
+
+
+@dataclass(frozen=True)
+class Place:
+    """A class of sglang that picks a SWA pool: where it lives, its pool check, how it decides
+    from which release on (`(release, kind)`, oldest first), and the model runner its
+    constructor was given (or what stands for one)."""
+
+    module: str
+    cls: str
+    pool_module: str
+    pool_cls: str
+    shapes: tuple[tuple[str, str], ...]
+    runner: Callable[[tuple, dict], Any] = backend_runner
+
+    @property
+    def kind(self) -> str:
+        """How it decides in the release the table of places describes."""
+        return self.shapes[-1][1]
+
+
+def _backend(module: str, cls: str, pool: str, *shapes: tuple[str, str]) -> Place:
+    base = "base_swa_memory_pool" if pool == "BaseSWAKVPool" else "swa_memory_pool"
+    return Place(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.{base}", pool, shapes)
+
+
+#: Every place, by name (the name of its backend in swapool's tables).
+PLACES: dict[str, Place] = {
+    "trtllm_mha": _backend("trtllm_mha_backend", "TRTLLMHAAttnBackend", "SWAKVPool",
+                           ("0.5.12", POOL), ("0.5.13", RESOLVER)),
+    "flashinfer": _backend("flashinfer_backend", "FlashInferAttnBackend", "BaseSWAKVPool",
+                           ("0.5.12", PER_CALL), ("0.5.14", RESOLVER)),
+    "aiter": _backend("aiter_backend", "AiterAttnBackend", "SWAKVPool", ("0.5.12", FLAG), ("0.5.20", RESOLVER)),
+    "triton": _backend("triton_backend", "TritonAttnBackend", "SWAKVPool", ("0.5.12", PER_CALL), ("0.5.13", FLAG)),
+    "flash_attention": _backend("flashattention_backend", "FlashAttentionBackend", "SWAKVPool", ("0.5.12", FLAG)),
+    **{place: _backend(module, cls, "SWAKVPool", ("0.5.12", PER_CALL), ("0.5.13", FLAG)) for place, module, cls in (
+        ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
+        ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
+        ("xpu", "xpu_backend", "XPUAttentionBackend"))},
+    "kv_index_translator": Place(f"{_POOLS}.kv_index_translator", "KVIndexTranslator", f"{_POOLS}.base_swa_memory_pool",
+                                 "BaseSWAKVPool", (("0.5.19", WRITE_LOC), ("0.5.22", ID_SPACE)), translator_runner),
+}
+#: The places with a resolver the table replaces, in the release the table of places describes.
+BACKENDS: dict[str, Place] = {name: p for name, p in PLACES.items() if p.kind == RESOLVER}
+#: The places whose decision is inline in a constructor there, which a start-up guard checks.
+GUARDED: dict[str, Place] = {name: p for name, p in PLACES.items() if p.kind != RESOLVER}
+#: The runner's KV index translator: it decides where SWA layers write, not what attention reads.
+TRANSLATOR = "kv_index_translator"
+#: The modules that define a place's class, each once.
+MODULES: tuple[str, ...] = tuple(dict.fromkeys(p.module for p in PLACES.values()))
+
+
+def places_in(module: str) -> list[str]:
+    """The places whose class lives in `module`."""
+    return [name for name, p in PLACES.items() if p.module == module]
+
+
+def release_key(version: str) -> tuple[int, ...] | None:
+    """`0.5.12.post1` -> (0, 5, 12, 1); None for what is not a final release (`rc`, `dev`)."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(?:\.post(\d+))?(?:\+[\w.]+)?", version.strip())
+    return None if m is None else tuple(int(part) for part in m.groups() if part is not None)
+
+
+def sglang_release() -> str | None:
+    """The version of the sglang in this process (imported or installed), or None."""
+    version = getattr(sys.modules.get("sglang"), "__version__", None)
+    if isinstance(version, str):
+        return version
+    from importlib import metadata
+
+    try:
+        return metadata.version("sglang")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def expected_kind(place: str, release: str | None) -> tuple[str, str]:
+    """How `place` decides in `release`, and if that is `PER_CALL` (nothing swapool can put in
+    force), why: an unknown release, one outside the verified range, or a per-call decision;
+    `ABSENT` where the release has no such place."""
+    key = release_key(release) if release else None
+    first, last = VERIFIED_RELEASES
+    if key is None:
+        return PER_CALL, (f"sglang's version ({release or 'none found'}) is not a release swapool knows; it was "
+                          f"verified on sglang {first} to {last}")
+    if not release_key(first) <= key <= release_key(last):  # type: ignore[operator]
+        return PER_CALL, f"sglang {release} is outside the releases swapool was verified on ({first} to {last})"
+    kind = next((k for since, k in reversed(PLACES[place].shapes) if release_key(since) <= key), None)  # type: ignore
+    if kind is None:
+        return ABSENT, f"sglang {release} has no {place}"
+    if kind == PER_CALL:
+        return kind, (f"sglang {release} decides it at each forward pass, outside the constructor, where swapool "
+                      "can neither replace nor check the decision")
+    return kind, ""
+
+
+def _names(code: CodeType) -> set[str]:
+    """The attribute and global names a function's code uses, its nested functions' too."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _names(const)
+    return names
+
+
+def shape_differs(kind: str, cls: type) -> str | None:
+    """What in `cls`'s constructor differs from the way of deciding `kind`, or None."""
+    init = vars(cls).get("__init__")
+    code = getattr(getattr(init, "__wrapped__", init), "__code__", None)
+    if code is None:
+        return f"{cls.__qualname__} defines no constructor of its own"
+    names = _names(code)
+    mark = MARKS[kind]
+    if mark not in names:
+        return f"{cls.__qualname__}.__init__ does not use {mark}"
+    if kind != RESOLVER and MARKS[RESOLVER] in names:
+        return f"{cls.__qualname__}.__init__ calls {MARKS[RESOLVER]}"
+    if kind == RESOLVER and not callable(getattr(cls, mark, None)):
+        return f"{cls.__qualname__} has no {mark} method"
+    return None
+
+
+def has_swa_pool(runner: Any, base: type) -> bool:
+    """Whether any pool the runner reaches is a SWA pool (`base`: sglang's `BaseSWAKVPool`):
+    without one every decision is 'none', whatever the code."""
+    if isinstance(getattr(runner, "token_to_kv_pool", None), base):
+        return True
+    get_kvcache = getattr(getattr(runner, "token_to_kv_pool_allocator", None), "get_kvcache", None)
+    return callable(get_kvcache) and isinstance(get_kvcache(), base)
+
+
+def flag_decision(backend: Any, runner: Any) -> tuple[str, str]:
+    flag = backend.use_sliding_window_kv_pool
+    return ("active" if flag else "none"), f"use_sliding_window_kv_pool={flag!r}"
+
+
+def pool_decision(backend: Any, runner: Any) -> tuple[str, str]:
+    """Whose pool the constructor kept in `_swa_kv_pool`: the runner's, the allocator's, or none."""
+    pool = backend._swa_kv_pool
+    if pool is None:
+        return "none", "_swa_kv_pool=None"
+    if pool is runner.token_to_kv_pool:
+        return "active", "_swa_kv_pool is the runner's pool"
+    if pool is runner.token_to_kv_pool_allocator.get_kvcache():
+        return "allocator", "_swa_kv_pool is the allocator's pool"
+    return "unrecognised", f"_swa_kv_pool is {type(pool).__name__}, neither the runner's pool nor the allocator's"
+
+
+def write_loc_decision(translator: Any, runner: Any) -> tuple[str, str]:
+    """Which mapping the translator's SWA write function goes through (sglang 0.5.19-0.5.21):
+    the runner's pool's own, the allocator's tables (a method of the translator), or none."""
+    write = translator._swa_write_loc_from_full
+    if write is None:
+        return "none", "no SWA write function"
+    if write == getattr(runner.token_to_kv_pool, "translate_loc_from_full_to_swa", None):
+        return "active", "SWA writes through the runner's pool"
+    if getattr(write, "__self__", None) is translator:
+        return "allocator", "SWA writes through the allocator's page tables"
+    return "unrecognised", f"SWA writes through {write!r}"
 
 
 def translator_decision(translator: Any, runner: Any) -> tuple[str, str]:
@@ -71,52 +229,11 @@ def translator_decision(translator: Any, runner: Any) -> tuple[str, str]:
     return "unrecognised", f"SLIDING_WINDOW id space keyed {space.key!r}, neither the runner's pool nor its allocator"
 
 
-@dataclass(frozen=True)
-class Guarded:
-    """A place whose decision is inline in a constructor: where it lives, its pool check,
-    the model runner its constructor was given (or what stands for one), and what the
-    built object decided, as an output of the table and as the code shows it."""
-
-    module: str
-    cls: str
-    pool_module: str
-    pool_cls: str
-    runner: Callable[[tuple, dict], Any] = backend_runner
-    decided: Callable[[Any, Any], tuple[str, str]] = flag_decision
+#: What a built place decided, as an output of the table and as the code shows it, by kind.
+READERS: dict[str, Callable[[Any, Any], tuple[str, str]]] = {
+    FLAG: flag_decision, POOL: pool_decision, WRITE_LOC: write_loc_decision, ID_SPACE: translator_decision}
 
 
-#: Places whose decision is inline in the constructor: the five backends that set
-#: `use_sliding_window_kv_pool`, and the runner's KVIndexTranslator.
-GUARDED: dict[str, Guarded] = {
-    **{place: Guarded(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.swa_memory_pool", "SWAKVPool")
-       for place, module, cls in (
-           ("triton", "triton_backend", "TritonAttnBackend"),
-           ("flash_attention", "flashattention_backend", "FlashAttentionBackend"),
-           ("torch_native", "torch_native_backend", "TorchNativeAttnBackend"),
-           ("intel_amx", "intel_amx_backend", "IntelAMXAttnBackend"),
-           ("xpu", "xpu_backend", "XPUAttentionBackend"),
-       )},
-    "kv_index_translator": Guarded(f"{_POOLS}.kv_index_translator", "KVIndexTranslator",
-                                   f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool",
-                                   translator_runner, translator_decision),
-}
-
-
-#: The runner's KV index translator: it decides where SWA layers write, not what attention reads.
-TRANSLATOR = "kv_index_translator"
-#: Every place, by name: where its class lives.
-PLACES: dict[str, Backend | Guarded] = {**BACKENDS, **GUARDED}
-#: The modules that define a place's class, each once.
-MODULES: tuple[str, ...] = tuple(dict.fromkeys(p.module for p in PLACES.values()))
-
-
-def places_in(module: str) -> list[str]:
-    """The places whose class lives in `module`."""
-    return [name for name, p in PLACES.items() if p.module == module]
-
-
-#: The sglang release the places above, and the flag values below, were read from.
-VERIFIED_RELEASE = "0.5.23"
 #: Its --attention-backend (and --prefill-/--decode-attention-backend) values, and those a
 #: draft runner takes (sglang/srt/arg_groups/choices.py).
 ATTENTION_BACKEND_CHOICES = (
