@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A CPU-only environment where sglang 0.5.23 imports and serves, to run the compatibility
 # tests against the real engine: tests/suites/test_sglang.py (the resolvers, the plugin as
-# load_plugins() runs it) and tests/suites/test_sglang_server.py (real `sglang.launch_server` starts
-# of a tiny local model). .ci/run runs it on every submission:
+# load_plugins() runs it), tests/suites/test_sglang_server.py (real `sglang.launch_server` starts
+# of a tiny local model) and tests/suites/test_sglang_releases.py (every place on the older
+# releases of scripts/sglang_releases.sh). .ci/run runs it on every submission:
 #
 #   bash scripts/sglang_cpu_env.sh [VENV_DIR]      # default .venv-sglang; ~2.5 GB, a few minutes
 #
@@ -38,5 +39,8 @@ printf '%s\nimport sglang_cpu_site\n' "$PWD/tests/sglang_cpu" > "$site/swapool_s
 python scripts/sglang_probe.py
 # sglang's enum imports here, so this checks the tables' drift from it: strictly
 swapool validate --strict policies/
+# The older releases operators run, unpacked over this environment (~30 s, ~200 MB)
+bash scripts/sglang_releases.sh .sglang-releases
 # Here the real-engine tests must run: a failing sglang import is a failure, not a skip.
-SWAPOOL_REQUIRE_SGLANG=1 python -m pytest -q tests/suites/test_sglang.py tests/suites/test_sglang_plugin.py tests/suites/test_sglang_server.py
+SWAPOOL_REQUIRE_SGLANG=1 SWAPOOL_SGLANG_RELEASES=.sglang-releases python -m pytest -q tests/suites/test_sglang.py \
+    tests/suites/test_sglang_plugin.py tests/suites/test_sglang_server.py tests/suites/test_sglang_releases.py
