@@ -10,7 +10,7 @@ from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.partition import BudgetExceeded
-from . import codes, diff, explain, mutate, plan, show, validate
+from . import codes, diff, doctor, explain, mutate, plan, show, validate
 from .reading import add_reading_flags
 from .render import EXIT_FINDINGS, say
 
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     reading = _Parser(add_help=False)  # how every command reads a table
     add_reading_flags(reading)
-    for command in (validate, explain, diff, show, plan, mutate, codes):
+    for command in (validate, explain, diff, show, plan, doctor, mutate, codes):
         command.add(commands, reading)
     return parser
 

@@ -113,7 +113,8 @@ def runners(args: argparse.Namespace) -> list[tuple[str, bool, list[tuple[str, s
 
 def run(args: argparse.Namespace) -> int:
     from ..swa.integrations.sglang import load_tables
-    from ..swa.integrations.sglang_places import TRANSLATOR
+    from ..swa.integrations.sglang_places import (PLACES, TRANSLATOR, VERIFIED_RELEASE, expected_kind,
+                                                  sglang_release)
     from ..swa.integrations.sglang_plugin import plugin_off
     from ..table.decider import PolicyError
 
@@ -134,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"swapool plan: {exc}", sys.stderr)
         return EXIT_USAGE
+    release = sglang_release()
+    other = [p for p in PLACES if release and expected_kind(p, release)[0] != PLACES[p].kind]
     # The translator decides where SWA layers write, not what attention reads: shown, not counted
     diverging = sum(len(p.divergences) for p in plans if p.place != TRANSLATOR)
     code = EXIT_DIVERGES if diverging else EXIT_OK
@@ -141,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         print(to_json({"attention_backend": args.attention_backend, "draft_attention_backend": args.draft_backend,
                        "speculative_algorithm": args.speculative_algorithm, "plugin_off": off,
                        "policy": tables.policy.path, "places_table": tables.places.path,
+                       "installed_sglang": release, "decides_otherwise": other,
                        "places": [{"role": p.role, "place": p.place, "flag": p.flag, "how": p.how, "table": p.table,
                                    "decisions": [r.json() for r in p.rows],
                                    "divergences": [_divergence_json(d) for d in p.divergences]} for p in plans]},
@@ -149,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
     if off:
         say(f"the swapool plugin is off here ({off}): sglang's own code decides every place, as the table of "
             "places describes it")
+    if other:
+        say(f"note: the sglang installed here is {release}: the places are planned as sglang {VERIFIED_RELEASE} "
+            f"decides them, and {release} decides otherwise in {', '.join(other)} ('swapool doctor' says how)")
     for role, _, _, notes in deployment:
         say(f"{role} runner (spec_algorithm={args.speculative_algorithm}):")
         for note in notes:

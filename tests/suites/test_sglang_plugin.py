@@ -471,3 +471,46 @@ def test_a_callback_that_raises_fails_the_import_and_the_next_import_is_watched_
     assert len(calls) == 2
     post_import.forget_all()
     del sys.modules[module], sys.modules["watched_pkg_b"]
+
+
+# --- swapool doctor: what the plugin will do here ------------------------------------------
+
+def doctor(capsys, *flags: str) -> tuple[int, str]:
+    from swapool.cli import main
+
+    code = main(["doctor", *flags])
+    return code, capsys.readouterr().out
+
+
+def test_doctor_says_what_the_plugin_does_to_each_place_of_the_installed_release(fake_sglang, capsys):
+    release(fake_sglang, "0.5.12", {f"{ATTENTION}/trtllm_mha_backend.py": PRE_FIX_TRTLLM,
+                                    f"{ATTENTION}/flashinfer_backend.py": PER_CALL_FLASHINFER,
+                                    "sglang/srt/plugins/__init__.py": "def load_plugins():\n    pass\n"})
+    imported("sglang")
+    code, out = doctor(capsys)
+    assert code == 1, out
+    lines = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines()[3:]}
+    assert out.startswith("sglang 0.5.12 (swapool verified 0.5.12 to 0.5.23)\nplugin: on\n")
+    assert lines["trtllm_mha"] == "start-up guard: checks the pool the constructor kept in _swa_kv_pool"
+    assert lines["flashinfer"].startswith("refuses a runner with a SWA pool: sglang 0.5.12 decides it at each "
+                                          "forward pass")
+    assert lines["triton"].startswith("refuses a runner with a SWA pool")  # 0.5.12's triton decides per call
+    assert lines["kv_index_translator"] == "not in sglang 0.5.12: nothing to watch"
+    assert "_swapool_place" not in vars(backend("trtllm_mha"))  # it looks; it patches nothing
+
+
+def test_doctor_exits_0_where_the_table_is_in_force_everywhere_and_says_when_the_plugin_is_off(fake_sglang, capsys,
+                                                                                                monkeypatch):
+    import json
+
+    fake_sglang({"sglang/srt/plugins/__init__.py": "def load_plugins():\n    pass\n"})
+    imported("sglang")
+    code, out = doctor(capsys, "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["in_force"] and report["sglang"] == "0.5.23", out
+    kinds = {p["place"]: p.get("kind") for p in report["places"]}
+    assert kinds["trtllm_mha"] == kinds["flashinfer"] == "resolver" and kinds["triton"] == "flag"
+    assert not [p for p in report["places"] if p["place"] == "aiter"][0]["found"]  # no module in this stand-in
+    monkeypatch.setenv("SWAPOOL_SGLANG_PLUGIN", "off")
+    code, out = doctor(capsys)
+    assert code == 1 and "plugin: off (SWAPOOL_SGLANG_PLUGIN=off): sglang's own code decides every place" in out

@@ -92,3 +92,49 @@ def test_on_0_5_12_the_pre_fix_eagle_draft_is_refused_and_flashinfer_refuses_swa
         "decides it at each forward pass" in refused
     assert "the table's resolver decides" not in log
     assert "in sglang 0.5.12 swapool cannot check flashinfer, triton, torch_native, intel_amx, xpu" in log
+
+
+@pytest.mark.parametrize("release, in_force", [("0.5.12", False), ("0.5.13", False), ("0.5.19", True),
+                                               ("0.5.23", True)])
+def test_doctor_in_the_servers_environment_says_what_the_plugin_does_there(release, in_force):
+    env = dict(os.environ)
+    if release != "0.5.23":
+        if not RELEASES:
+            pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
+        root = Path(RELEASES)
+        env["PYTHONPATH"] = os.pathsep.join(str(root / release / p) for p in ("site", "pins")) + os.pathsep + str(
+            root / "common")
+    else:
+        from .test_sglang import real_sglang
+        real_sglang()
+    done = subprocess.run([sys.executable, "-m", "swapool", "doctor", "--format", "json"], capture_output=True,
+                          text=True, timeout=300, env=env)
+    report = json.loads(done.stdout)
+    assert report["sglang"] == release and report["in_force"] is in_force and done.returncode == (0 if in_force else 1)
+    kinds = {p["place"]: p.get("kind") for p in report["places"]}
+    assert {place for place, kind in kinds.items() if kind == "resolver"} == CALLS_THE_RESOLVER[release]
+
+
+def test_doctor_prints_on_0_5_12_what_the_operators_guide_shows():
+    from .test_docs import ROOT, code_blocks, matches
+
+    block = next(b for b in code_blocks(ROOT / "docs" / "sglang.md") if b[0] == "(sglang 0.5.12) $ swapool doctor")
+    if not RELEASES:
+        pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
+    root = Path(RELEASES) / "0.5.12"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root / "site", root / "pins",
+                                                                  Path(RELEASES) / "common")))}
+    done = subprocess.run([sys.executable, "-m", "swapool", "doctor"], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert done.returncode == 1 and matches(block[1:], done.stdout.splitlines()), done.stdout
+
+
+def test_plan_says_when_the_installed_release_decides_otherwise_than_the_one_it_plans():
+    if not RELEASES:
+        pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
+    env = {**os.environ, "PYTHONPATH": str(Path(RELEASES) / "0.5.13" / "site")}
+    done = subprocess.run([sys.executable, "-m", "swapool", "plan", "--attention-backend", "trtllm_mha", "--format",
+                           "json"], capture_output=True, text=True, timeout=300, env=env)
+    report = json.loads(done.stdout)
+    assert report["installed_sglang"] == "0.5.13"
+    assert report["decides_otherwise"] == ["flashinfer", "aiter", "kv_index_translator"]

@@ -30,7 +30,7 @@ from .sglang_places import (ABSENT, BACKENDS, GUARDED, PER_CALL, PLACES, READERS
                             expected_kind, has_swa_pool, shape_differs, sglang_release)
 from .sglang_plugin import ENV_PLUGIN, RefusedPlace
 
-__all__ = ["BACKENDS", "GUARDED", "Place", "SGLangUnavailable", "Tables", "guard_check", "install",
+__all__ = ["BACKENDS", "GUARDED", "Place", "SGLangUnavailable", "Tables", "guard_check", "how_it_decides", "install",
            "installed", "load_tables", "make_resolver", "patch", "places_policy", "pool_types", "uninstall"]
 
 log = logging.getLogger("swapool")
@@ -285,6 +285,18 @@ def _acts_here(built: Any, cls: type) -> bool:
     return nearest is cls
 
 
+def how_it_decides(place: str, cls: type, release: str | None) -> tuple[str, str]:
+    """How `place` decides in `release` (`sglang_places.expected_kind`), where `cls`'s
+    constructor is shaped so; else `PER_CALL` (nothing swapool can put in force), with why."""
+    kind, why = expected_kind(place, release)
+    if kind not in (PER_CALL, ABSENT):
+        differs = shape_differs(kind, cls)
+        if differs is not None:
+            return PER_CALL, (f"its constructor is not shaped as swapool read it in that release ({differs}; "
+                              f"expected a decision by {kind})")
+    return kind, why
+
+
 def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> None:
     """Put the table in force on `cls` as `release` of sglang (this process's, by default)
     decides there, after checking its constructor is shaped that way: a replaced resolver
@@ -292,12 +304,7 @@ def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> 
     longer the table's), a start-up guard on the constructor of an inline place, or, where
     swapool cannot check the decision, a constructor that refuses a runner with a SWA pool."""
     release = release or sglang_release()
-    kind, why = expected_kind(place, release)
-    if kind not in (PER_CALL, ABSENT):
-        differs = shape_differs(kind, cls)
-        if differs is not None:
-            kind, why = PER_CALL, (f"its constructor is not shaped as swapool read it in that release ({differs}; "
-                                   f"expected a decision by {kind})")
+    kind, why = how_it_decides(place, cls, release)
     original_init = getattr(cls, "__init__")
     g = PLACES[place]
     where = f"sglang {release}'s {place} ({g.module}.{g.cls})"
