@@ -58,7 +58,7 @@ _lock = threading.Lock()
 _default: Policy | None = None
 
 
-def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = True,
+def load_policy(path: str | bytes | os.PathLike | None = None, *, import_enums: bool = True,
                 enum_modules: Sequence[str] | None = None, group: Any = None,
                 agree: bool = True, timeout_s: float = 60.0) -> Policy:
     """Parse, validate, analyse and compile a table, once per path, content and options.
@@ -97,15 +97,14 @@ def load_policy(path: str | os.PathLike | None = None, *, import_enums: bool = T
     return policy
 
 
-def _load_local(path: str | os.PathLike | None, enums: EnumPolicy) -> Policy:
-    if path is None:
-        path = table_path("policy")
-    shown = str(path)
+def _load_local(path: str | bytes | os.PathLike | None, enums: EnumPolicy) -> Policy:
+    path = os.fsdecode(table_path("policy") if path is None else path)  # str, bytes or PathLike alike
+    shown = path
     raw, found = read_bytes(path, shown)
     if raw is None:
         raise PolicyError(f"cannot read policy {shown or '(empty path)'}", found)
     digest = digest_of(raw)
-    key = (os.path.abspath(path), digest, enums)  # two spellings of one file at worst load it twice
+    key = (os.path.realpath(path), digest, enums)  # by real path: the process's folder may change
     with _lock:
         hit = _cache.get(key)
     if hit is not None and all(_digest_now(p) == d for p, d in hit[1]):
@@ -137,7 +136,7 @@ def _digest_now(path: str) -> str | None:
     return None if raw is None else digest_of(raw)
 
 
-def check_file(path: str | os.PathLike, *, import_enums: bool = True,
+def check_file(path: str | bytes | os.PathLike, *, import_enums: bool = True,
                enum_modules: Sequence[str] | None = None) -> Checked:
     """Check one table file as `swapool validate` does, without raising: the findings come
     back as values (`Checked.diagnostics`, sorted; `Checked.ok` is the verdict). The

@@ -121,13 +121,14 @@ def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None 
     return check_document(doc, enums=enums, contracts=contracts, folder=folder)
 
 
-def check_path(path: str | os.PathLike, *, display: str | None = None, enums: EnumPolicy = EnumPolicy(),
+def check_path(path: str | bytes | os.PathLike, *, display: str | None = None, enums: EnumPolicy = EnumPolicy(),
                contracts: Contracts = NO_CONTRACTS, folder: str | os.PathLike | None = None) -> Checked:
     """Read and check one table file; an unreadable file is a Checked with an `io` error.
     `folder`: where its imports are, when not beside it (a pipe holding an old version)."""
-    shown = display if display is not None else str(path)
+    path = os.fsdecode(path)  # str, bytes or PathLike alike
+    shown = display if display is not None else path
     raw, found = read_bytes(path, shown)
     if raw is None:
         return Checked(shown, None, tuple(found))
     return check_bytes(raw, shown, enums=enums, contracts=contracts,
-                       folder=folder or os.path.dirname(os.fspath(path)) or ".")
+                       folder=folder or os.path.dirname(path) or ".")

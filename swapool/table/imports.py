@@ -65,7 +65,7 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
         if real not in read:
             read[real] = _read(path, file, at, doc, found, budget)
             if read[real] is not None:
-                files.append((path, read[real].digest))  # type: ignore[union-attr]
+                files.append((real, read[real].digest))  # type: ignore[union-attr]  # (by real path: cwd may change)
         other = read[real]
         if other is None:
             continue

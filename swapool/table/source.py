@@ -109,11 +109,14 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     on read) is taken as empty without reading it, so a path can never make a check block.
     The one pipe read is one this process already holds open by its /dev/fd/N name (as
     `swapool diff <(git show HEAD:t.yaml) t.yaml` passes it): its writer is the shell's."""
-    name = display if display is not None else str(path)
+    name = display if display is not None else os.fsdecode(path)
     if not os.fspath(path):
         return None, [error(IO, Span("<empty path>", 1, 1), problem=Io.EMPTY_PATH)]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except ValueError:  # a NUL byte: no file can have that name
+        return None, [error(IO, Span(name.replace("\0", "\\0"), 1, 1), problem=Io.UNREADABLE, file=name,
+                            reason="the path holds a NUL byte")]
     except FileNotFoundError:
         return None, [error(IO, Span(name, 1, 1), problem=Io.MISSING, file=name)]
     except IsADirectoryError:

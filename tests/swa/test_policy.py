@@ -228,3 +228,31 @@ def test_a_load_hashes_the_bytes_once(write, monkeypatch):
     clear_cache()
     load_policy(write(SHIPPED.read_text()))
     assert len(calls) == 1
+
+
+def test_a_path_with_a_nul_byte_is_an_io_finding_and_a_policy_error_never_a_valueerror():
+    checked = swapool.check_file("policies\0/swa.yaml")
+    assert not checked.ok and [d.code for d in checked.diagnostics] == ["io"]
+    assert "NUL byte" in checked.diagnostics[0].message
+    with pytest.raises(PolicyError, match="NUL byte"):
+        load_policy("policies\0/swa.yaml")
+
+
+def test_str_bytes_and_pathlike_are_accepted_alike_by_both_entry_points():
+    for path in (str(SHIPPED), bytes(SHIPPED), SHIPPED):
+        assert load_policy(path, import_enums=False).digest == load_policy(SHIPPED, import_enums=False).digest
+        assert swapool.check_file(path, import_enums=False).ok
+
+
+def test_a_table_loaded_by_a_relative_path_notices_its_import_changed_after_a_chdir(tmp_path, monkeypatch):
+    import shutil
+
+    for place in ("a", "b"):
+        shutil.copytree(SHIPPED.parent, tmp_path / place / "policies")
+    monkeypatch.chdir(tmp_path / "a")
+    first = load_policy("policies/swa_backends.yaml", import_enums=False)
+    imported = tmp_path / "a" / "policies" / "swa.yaml"
+    imported.write_text(imported.read_text() + "# edited\n")
+    monkeypatch.chdir(tmp_path / "b")  # the same relative path names an unchanged copy here
+    again = load_policy(tmp_path / "a" / "policies" / "swa_backends.yaml", import_enums=False)
+    assert again.digest != first.digest
