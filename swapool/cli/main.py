@@ -58,32 +58,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _ClosedPipeTolerant:
+#: The output could not be written (a full disk, /dev/full): sysexits' EX_IOERR.
+EXIT_WRITE = 74
+
+
+class _Output:
     """Standard output that a reader may close early (`swapool validate dir/ | head`): the
     rest of the output is dropped, the command runs to its end, and the exit code is still
-    the verdict."""
+    the verdict. Any other write error (a full disk) drops the rest too and is kept, for
+    `main` to report in one line."""
 
     def __init__(self, stream: TextIO):
         self._stream = stream
         self.closed_early = False
+        self.failed: OSError | None = None
 
     def write(self, text: str) -> int:
         if not self.closed_early:
             try:
                 return self._stream.write(text)
-            except BrokenPipeError:
-                self._drop()
+            except OSError as exc:
+                self._drop(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self.closed_early:
             try:
                 self._stream.flush()
-            except BrokenPipeError:
-                self._drop()
+            except OSError as exc:
+                self._drop(exc)
 
-    def _drop(self) -> None:
+    def _drop(self, exc: OSError) -> None:
         self.closed_early = True
+        if not isinstance(exc, BrokenPipeError):
+            self.failed = exc
         try:  # the interpreter flushes stdout once more at exit: point it at nothing
             os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
         except (OSError, ValueError, AttributeError):
@@ -94,22 +102,31 @@ class _ClosedPipeTolerant:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for name in ("stdout", "stderr"):  # started with it closed: what goes there goes nowhere, never elsewhere
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))
     args = build_parser().parse_args(argv)
     stdout = sys.stdout
-    sys.stdout = _ClosedPipeTolerant(stdout)  # type: ignore[assignment]
+    out = _Output(stdout)
+    sys.stdout = out  # type: ignore[assignment]
     try:
-        return args.func(args)
+        code = args.func(args)
     except KeyboardInterrupt:
-        return 130
+        code = 130
     except BudgetExceeded as exc:  # a table past the analysis budget: a finding, never a traceback
         say(f"swapool {args.command}: the table is too irregular to analyse exactly ({exc}); 'swapool validate' "
              "reports it as analysis-budget", sys.stderr)
-        return EXIT_FINDINGS
+        code = EXIT_FINDINGS
     finally:
         try:
             sys.stdout.flush()
         finally:
             sys.stdout = stdout
+    if out.failed is not None:
+        say(f"swapool {args.command}: cannot write the output ({out.failed.strerror or out.failed}); exit "
+            f"{EXIT_WRITE}", sys.stderr)
+        return EXIT_WRITE
+    return code
 
 
 if __name__ == "__main__":

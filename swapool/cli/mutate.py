@@ -53,7 +53,7 @@ def _one(args: argparse.Namespace, path: str) -> int:
             else:
                 say("  = help: add this case, which the table passes and the edit fails:")
                 say(f"      - {_flow(s.case)}")
-        say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {report.kill_rate:.1%}")
+        say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {_rate(report.killed, report.total)}")
     return EXIT_OK if not report.survivors else EXIT_FINDINGS
 
 
@@ -62,3 +62,8 @@ def _flow(data: Any) -> str:
     import yaml
 
     return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1 << 16).strip()
+
+
+def _rate(killed: int, total: int) -> str:
+    """The kill rate to one decimal, rounded down: one survivor in 3,000 is 99.9%, never 100.0%."""
+    return "100.0%" if killed == total else f"{killed * 1000 // max(total, 1) / 10:.1f}%"

@@ -5,6 +5,7 @@ of them; the test suite replays every witness through the diagram and a brute-fo
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -186,11 +187,13 @@ def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = Non
     rules = table.rules
     policy = table.hit_policy
     found: list[Diagnostic] = []
-    for n, reg in enumerate(cov.gaps, 1):
+    taken = {r.id for r in rules}  # a second round of pasting must not collide with the first
+    numbers = (n for n in itertools.count(1) if f"close-gap-{n}" not in taken)
+    for reg in cov.gaps:
         forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
                      **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
         found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
-                           closing=closing_rule(table, reg, n),
+                           closing=closing_rule(table, reg, next(numbers)),
                            outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
     conflicts = 0
     if cov.overlaps is not None:

@@ -193,3 +193,44 @@ def test_the_cause_comes_first_and_what_follows_from_it_is_counted(capsys, write
     following = [d for d in found if d["facts"].get("partial")]
     assert {d["code"] for d in following} == {"case-failed", "gap"}
     assert all(d["facts"]["caused_by"] == [f"{path}:{cause['line']}:{cause['column']}"] for d in following)
+
+
+ROOT = SHIPPED.parent.parent
+
+
+def test_a_write_error_is_one_line_on_stderr_and_exit_74_not_a_traceback():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system to fill the output")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "swapool", "validate", str(SHIPPED)], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 74, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ("swapool validate: cannot write the output (No space left on "
+                                                    "device); exit 74") and "Traceback" not in done.stderr
+
+
+def test_with_stderr_closed_stdout_holds_only_the_document():
+    """With standard error closed Python has no sys.stderr, and print(file=None) writes to
+    stdout: the reading note would land in the JSON."""
+    command = (f"{sys.executable} -m swapool explain --format json --set active_pool=swa "
+               "--set is_draft_worker=false --set spec_algorithm=NONE --set allocator_kvcache=swa 2>&-")
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    import json
+
+    assert json.loads(done.stdout)["output"] == "active", done.stdout
+
+
+def test_the_kill_rate_is_never_rounded_up_to_all():
+    from swapool.cli.mutate import _rate
+
+    assert (_rate(2999, 3000), _rate(3000, 3000), _rate(0, 3), _rate(1, 3)) == ("99.9%", "100.0%", "0.0%", "33.3%")
+
+
+def test_a_closing_rule_s_id_is_new_in_the_table(write, capsys):
+    path = write(mini("- {id: close-gap-1, when: {a: x}, then: p}\n- {id: close-gap-3, when: {a: y, b: true}, then: p}\n"))
+    assert main(["validate", "--format", "json", str(path)]) == 1
+    import json
+
+    closing = [d["facts"]["closing"]["id"] for d in json.loads(capsys.readouterr().out)["diagnostics"]
+               if d["code"] == "gap"]
+    assert closing and not {"close-gap-1", "close-gap-3"} & set(closing)
