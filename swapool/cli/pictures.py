@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any, Iterator
 
@@ -85,11 +84,14 @@ def dot(diagram: Diagram) -> str:
 
 
 def _cell(text: str) -> str:
-    """Text from a table as literal Markdown: no raw HTML (a value like `<details>` or
-    `<!--` could hide or forge the verdict in a pull-request comment), no emphasis, links or
-    table breaks."""
-    escaped = html.escape(visible(text), quote=False)
-    return re.sub(r"([\\`*\[\]|~])", r"\\\1", escaped)
+    """Text from a table as a Markdown code span: inside one GitHub renders no HTML (a value
+    like `<details>` or `<!--` could hide or forge the verdict in a pull-request comment), no
+    emphasis, links, autolinks or @-mentions (a value would ping a team when a bot posts the
+    comment); a pipe is escaped so the table row holds."""
+    shown = visible(text).replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall(r"`+", shown)), default=0) + 1)
+    pad = " " if shown[:1] == "`" or shown[-1:] == "`" or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
 
 
 def markdown_diff(result: Diff, old: str, new: str) -> str:

@@ -8,6 +8,7 @@ read here, at the edge, from the file the finding names. The checks never pay fo
 from __future__ import annotations
 
 import os
+import unicodedata
 from typing import NamedTuple
 
 from ..table.diagnostics import Span, visible
@@ -80,10 +81,13 @@ def token_end(line: str, start: int) -> int:
             i += 1
         return len(line)
     if first in "[{":
-        depth, quote = 0, None
+        depth, quote, escaped = 0, None, False
         for i in range(start, len(line)):
             ch = line[i]
-            if quote:
+            if escaped:  # the character after a backslash in a double-quoted string ends nothing
+                escaped = False
+            elif quote:
+                escaped = quote == '"' and ch == "\\"
                 quote = None if ch == quote else quote
             elif ch in "'\"":
                 quote = ch
@@ -115,17 +119,26 @@ def snippet(span: Span, sources: Sources, tint: str = "") -> list[str]:
     pad = " " * len(number)
     shown = visible(text)
     # escapes widen what comes before the span; the caret must stay under it
-    before = len(visible(text[:span.column - 1]))
-    width = max(1, len(visible(text[span.column - 1:extent.column - 1])))
+    start = len(visible(text[:span.column - 1]))  # in characters of `shown`
+    length = max(1, len(visible(text[span.column - 1:extent.column - 1])))
     if len(shown) > SNIPPET_WIDTH:  # a long line is cut around the span, the cuts marked
-        lo = max(0, min(before - CONTEXT, len(shown) - SNIPPET_WIDTH))
-        hi = min(len(shown), max(before + width + CONTEXT, lo + SNIPPET_WIDTH))
-        width = min(width, hi - before)
+        lo = max(0, min(start - CONTEXT, len(shown) - SNIPPET_WIDTH))
+        hi = min(len(shown), max(start + length + CONTEXT, lo + SNIPPET_WIDTH))
+        length = min(length, hi - start)
         shown = ("..." if lo else "") + shown[lo:hi] + ("..." if hi < len(shown) else "")
-        before += (3 if lo else 0) - lo
+        start += (3 if lo else 0) - lo
+    # on a terminal: a wide character takes two columns, a combining mark none (as rustc's emitter counts)
+    before, width = columns(shown[:start]), max(1, columns(shown[start:start + length]))
     carets = f"{tint}{'^' * width}\x1b[0m" if tint else "^" * width
     return [f"{pad} |", f"{number} | {shown}", f"{pad} | {' ' * before}{carets}"]
 
 
 #: A source line longer than this is shown cut around the span, with this much on either side.
 SNIPPET_WIDTH, CONTEXT = 100, 24
+
+
+def columns(text: str) -> int:
+    """How many terminal columns `text` takes: East Asian wide and full-width characters two,
+    combining marks none, everything else one."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)

@@ -4,13 +4,24 @@ depends on nothing, so every stage can use it."""
 
 from __future__ import annotations
 
+import re
 import reprlib
 from typing import Any, Mapping, Sequence
 
 
+#: What YAML reads as something other than a string (PyYAML's resolver: bools, null, numbers).
+_NOT_A_STRING = re.compile(r"|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+                           r"|null|Null|NULL|~|[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|[0-9][0-9_:]*)"
+                           r"|[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+
+
 def format_value(value: Any) -> str:
+    """A value as a table writes it: a string that would read as a bool, null or number
+    quoted (`"true"`), so that it never looks like the bool it is not."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and _NOT_A_STRING.fullmatch(value):
+        return f'"{value}"'
     return str(value)
 
 

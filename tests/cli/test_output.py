@@ -234,3 +234,15 @@ def test_a_closing_rule_s_id_is_new_in_the_table(write, capsys):
     closing = [d["facts"]["closing"]["id"] for d in json.loads(capsys.readouterr().out)["diagnostics"]
                if d["code"] == "gap"]
     assert closing and not {"close-gap-1", "close-gap-3"} & set(closing)
+
+
+def test_diff_text_tells_a_bool_from_the_string_that_reads_like_one(write, capsys):
+    head = "format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n"
+    old = write(head + "  b: {type: bool}\noutput: {values: [p, q]}\nrules:\n"
+                "  - {id: r1, when: {b: true}, then: p}\n  - {id: r2, when: {b: false}, then: q}\n", "old.yaml")
+    new = write(head + "  b: {values: ['true', 'false']}\noutput: {values: [p, q]}\nrules:\n"
+                "  - {id: r1, when: {b: 'true'}, then: q}\n  - {id: r2, when: {b: 'false'}, then: p}\n", "new.yaml")
+    assert main(["diff", str(old), str(new)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert 'b="true": (not in the table\'s domain) -> q (r1)' in lines
+    assert "b=true: p (r1) -> (not in the table's domain)" in lines

@@ -96,19 +96,26 @@ def test_markdown_diff_is_a_table_of_changed_regions_with_rule_ids(write, capsys
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| ")]
     assert rows[0] == "| region | old | new |"
-    assert rows[1:] == [f"| active_pool=other, is_draft_worker=true, spec_algorithm={moved}, allocator_kvcache=swa "
-                        "| none (draft-owns-its-kv) | allocator (frozen-kv-draft-reads-target-swa) |"]
+    assert rows[1:] == [f"| `active_pool=other, is_draft_worker=true, spec_algorithm={moved}, allocator_kvcache=swa` "
+                        "| `none (draft-owns-its-kv)` | `allocator (frozen-kv-draft-reads-target-swa)` |"]
     assert main(["diff", "--format", "markdown", str(SHIPPED), str(SHIPPED)]) == 0
     assert "Equivalent" in capsys.readouterr().out
 
 
 def test_markdown_diff_passes_no_html_or_markup_from_a_table_into_the_comment(write, capsys):
-    """A value is the table author's text: in a pull-request comment it must stay text."""
-    forged = "<!--x--><b>VALID</b>[ok](http://e)|`"
+    """A value is the table author's text: in a pull-request comment it must stay text, so
+    every cell is one code span (GitHub renders no HTML, emphasis, link, autolink or mention
+    inside one) and its pipes are escaped (the row holds)."""
+    forged = "<!--x--><b>VALID</b>[ok](http://e)|`_x_ @org/team https://x.io ``"
     data = shipped_data()
     algorithm_sets(data)["owns_its_kv"].append(forged)
     new = str(write(dump(data), "new.yaml"))
     main(["diff", "--format", "markdown", "--no-enum-import", str(SHIPPED), new])
-    out = capsys.readouterr().out
-    assert "<" not in out and re.search(r"[^\\]\]\(", out) is None, out  # no raw HTML, no live link
-    assert "&lt;!--x--&gt;&lt;b&gt;VALID&lt;/b&gt;\\[ok\\](http://e)\\|\\`" in out
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| `")]
+    assert rows and any("@org/team" in row for row in rows)
+    for row in rows:
+        cells = re.split(r"(?<!\\)\|", row)[1:-1]
+        assert len(cells) == 3, row
+        for cell in cells:
+            m = re.fullmatch(r" (`+) ?(.*?) ?\1 ", cell)
+            assert m and not re.search(rf"(?<!`){m.group(1)}(?!`)", m.group(2)), cell  # one span, never closed early

@@ -23,6 +23,8 @@ from swapool.table.diagnostics import Span
     ("  enum: sglang.srt:Algorithm", 8, "sglang.srt:Algorithm"),
     ("  spec_algorithm:", 2, "spec_algorithm"),
     ("  - [open, list", 4, "["),
+    ('  - {id: r, why: "a \\"}, b: {\\" word"}, x', 4, '{id: r, why: "a \\"}, b: {\\" word"}'),
+    ("  - {why: 'it''s }', id: r} # c", 4, "{why: 'it''s }', id: r}"),
     ("x", 1, " "),
 ])
 def test_the_span_ends_where_its_yaml_token_ends(line, start, token):
@@ -104,3 +106,21 @@ def test_a_long_source_line_is_cut_around_the_span_and_the_caret_stays_under_it(
     assert source.startswith("5 | ...") and source.endswith("...") and len(source) < 120, source
     start = carets.index("^")
     assert source[start:start + len("medusa")] == "medusa" and carets[start:].strip() == "^" * len("medusa")
+
+
+def test_the_caret_is_placed_by_terminal_columns_after_wide_characters_and_combining_marks(write):
+    """As rustc's emitter counts: a wide character takes two columns, a combining mark none."""
+    from swapool.cli.snippets import snippet
+
+    path = write("x: 1\n")
+    for before, target in (("日本語", "ルール"), ("e\u0301\u0301e\u0301", "zz")):
+        text = f"  {before}: {target}\n"
+        path.write_text(text)
+        start = text.index(target) + 1
+        _, source, carets = snippet(Span(str(path), 1, start), Sources())
+        shown = source.split(" | ", 1)[1]
+        cols = {"日": 2, "本": 2, "語": 2, "ル": 2, "ー": 2, "\u0301": 0}
+        width = lambda s: sum(cols.get(ch, 1) for ch in s)  # noqa: E731
+        pad = carets.split(" | ", 1)[1]
+        assert len(pad) - len(pad.lstrip(" ")) == width(shown[:shown.index(target)]), (before, carets)
+        assert pad.strip() == "^" * width(target), (before, carets)
