@@ -67,13 +67,13 @@ def run(args: argparse.Namespace) -> int:
     names = [stdin_name or "<stdin>" if p == "-" else p for p in (args.old, args.new)]
     checked = [check(args, p, name=n, folder=_folder_for(p, o, stdin_name))
                for p, n, o in ((args.old, names[0], args.new), (args.new, names[1], args.old))]
-    unreadable = [c for c in checked if c.table is None]
+    unreadable = [c for c in checked if (c.table or c.partial) is None]
     if unreadable:
         return refuse("diff", [d for c in unreadable for d in c.diagnostics],
                       f"{', '.join(c.file for c in unreadable)} could not be read as a table")
     partial = say_partial("diff", [c for c in checked if not c.ok])
     try:
-        tables = [c.table for c in checked]
+        tables = [c.table or c.partial for c in checked]  # mid-edit: without the rules that failed to build
         for i, (flag, texts) in enumerate((("--old-set", args.old_set), ("--new-set", args.new_set))):
             for fact in parse_facts(tables[i], texts, flag).items():
                 tables[i] = tables[i].restricted(*fact)

@@ -28,10 +28,11 @@ def run(args: argparse.Namespace) -> int:
 
     path = path_or_default(args.path)
     checked = check(args, path)
-    if checked.table is None:
+    table = checked.table or checked.partial  # mid-edit: without the rules that failed to build
+    if table is None:
         return refuse("explain", checked.diagnostics, f"{path} could not be read as a table")
     partial = say_partial("explain", [] if checked.ok else [checked])
-    decider = Decider(checked.table, path, checked.diagnostics, checked.diagram)
+    decider = Decider(table, path, checked.diagnostics, checked.diagram)
     try:
         facts = parse_facts(decider.table, args.set)
         explained = decider.explain(**facts)

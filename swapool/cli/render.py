@@ -118,8 +118,9 @@ def say_partial(command: str, tables: Sequence[Any]) -> bool:
     for c in tables:
         errors = [d for d in c.diagnostics if d.is_error]
         codes = ", ".join(sorted({d.code for d in errors}))
-        say(f"swapool {command}: note: {c.file} has {len(errors)} error(s) ({codes}); the answer covers what "
-            "it decides as written and may change when they are fixed (exit 1)", sys.stderr)
+        left_out = "; the rules, cases or invariants that failed to build are left out" if c.table is None else ""
+        say(f"swapool {command}: note: {c.file} has {len(errors)} error(s) ({codes}){left_out}; the answer covers "
+            "what it decides as written and may change when they are fixed (exit 1)", sys.stderr)
     return bool(tables)
 
 

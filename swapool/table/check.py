@@ -38,6 +38,9 @@ class Checked:
     digest: str | None = None  # of the table's bytes and of every table it imports
     imports: tuple[tuple[str, str], ...] = ()  # (path, digest) of each table imported
     first: Node | None = field(default=None, repr=False, compare=False)  # the analysis's first-hit DAG
+    #: Where `table` is None for a rule, case or invariant that failed to build: the table
+    #: without them, which `explain` and `diff` answer from mid-edit.
+    partial: Table | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -70,6 +73,7 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     imports = NO_IMPORTS
     digest = doc.digest
     first: Node | None = None
+    partial: Table | None = None
     if not found:
         imports = resolve_imports(doc, folder)
         found = list(imports.diagnostics)
@@ -80,6 +84,7 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         if table is not None and digest != doc.digest:
             table = dataclasses.replace(table, digest=digest)
         if built.partial is not None:
+            partial = built.partial if digest == doc.digest else dataclasses.replace(built.partial, digest=digest)
             causes = [str(d.span) for d in built.diagnostics if d.is_error and d.span]
             found += partial_analysis(built.partial, built.left_out, enums, causes)
     if table is not None:
@@ -91,7 +96,8 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
                 found += contract.check(done)
             except BudgetExceeded as exc:
                 found.append(done.out_of_budget(exc))
-    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first)
+    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first,
+                   partial)
 
 
 def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPolicy,

@@ -246,3 +246,20 @@ def test_diff_text_tells_a_bool_from_the_string_that_reads_like_one(write, capsy
     lines = capsys.readouterr().out.splitlines()
     assert 'b="true": (not in the table\'s domain) -> q (r1)' in lines
     assert "b=true: p (r1) -> (not in the table's domain)" in lines
+
+
+def test_explain_and_diff_answer_mid_edit_without_the_rule_that_failed_to_build(write, capsys):
+    """The README's promise: a table with a misspelt value in one rule is still answered
+    (exit 1, a note on stderr), not refused as unreadable."""
+    text = SHIPPED.read_text()
+    at = text.index("then: active")
+    mid = write(text[:at] + "then: activ" + text[at + len("then: active"):], "swa.yaml")
+    facts = ["--set", "active_pool=other", "--set", "is_draft_worker=true", "--set", "spec_algorithm=EAGLE",
+             "--set", "allocator_kvcache=swa", "--no-enum-import"]
+    assert main(["explain", str(mid), *facts]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("decision: none\nrule:     draft-owns-its-kv") and "failed to build are left out" in err
+    assert main(["diff", "--no-enum-import", str(SHIPPED), str(mid)]) == 1
+    out, err = capsys.readouterr()
+    assert "active_pool=swa: active (active-pool-is-swa) -> (no rule decides it)" in out.splitlines(), out
+    assert "could not be read" not in err
