@@ -145,6 +145,7 @@ class Io(Variant):
     MISSING = "missing"
     DIRECTORY = "directory"
     UNREADABLE = "unreadable"
+    NUL_BYTE = "nul-byte"
     NOT_REGULAR = "not-regular"
     TOO_LARGE = "too-large"
     CLOSED = "closed"
@@ -160,6 +161,7 @@ IO = Code(
      Io.MISSING: lambda file: (f"{file}: no such file", None),
      Io.DIRECTORY: lambda file: (f"{file} is a directory, expected a YAML table file", None),
      Io.UNREADABLE: lambda file, reason: (f"{file}: cannot read: {reason}", None),
+     Io.NUL_BYTE: lambda file: (f"{file}: a path holds no NUL byte; no file has this name", None),
      Io.NOT_REGULAR: lambda file: (f"{file} is not a regular file (a pipe or device?); expected a YAML table file",
                                    "give its content on standard input (-) instead"),
      Io.TOO_LARGE: lambda file, limit: (f"{file} is larger than {limit} bytes; a policy table is a few kilobytes",

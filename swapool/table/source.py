@@ -115,8 +115,7 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except ValueError:  # a NUL byte: no file can have that name
-        return None, [error(IO, Span(name.replace("\0", "\\0"), 1, 1), problem=Io.UNREADABLE, file=name,
-                            reason="the path holds a NUL byte")]
+        return None, [error(IO, Span(name.replace("\0", "\\0"), 1, 1), problem=Io.NUL_BYTE, file=name)]
     except FileNotFoundError:
         return None, [error(IO, Span(name, 1, 1), problem=Io.MISSING, file=name)]
     except IsADirectoryError:
