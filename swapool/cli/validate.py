@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..table.diagnostics import Severity
+from ..table.text import shown_list
 from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, render, summary_line, use_color
 
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     shown: list = []
     held: list = []  # text output: what the analysis found with part of a table left out
     unshown = 0  # text output: notes of valid tables
+    grouped: list[str] = []  # text output: findings past the first few of a code, counted
     for r in results:
         ds = [d for d in r.diagnostics if fails(d)] if args.quiet else list(r.diagnostics)  # -q: what fails
         if args.format == "text":
@@ -64,9 +66,17 @@ def run(args: argparse.Namespace) -> int:
                 ds = [d for d in ds if not (r.ok and d.severity is Severity.NOTE)]
                 held, following = held + following, []
             ds += following
+            ds, more = _grouped(ds)
+            grouped += [f"{r.file}: {line}" for line in more]
         shown += ds
+    if args.format == "text" and len(shown) > MAX_SHOWN:  # and in all: output stays bounded by the input
+        left = shown[MAX_SHOWN:]
+        shown = shown[:MAX_SHOWN]
+        grouped.append(f"{len(left)} more finding(s) not shown ({', '.join(sorted({d.code for d in left}))}): "
+                       "--format json lists every one")
     summary = None if args.quiet and code == EXIT_OK else "\n".join(
         [f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
+        + grouped
         + ([f"{len(held)} more finding(s) ({', '.join(sorted({d.code for d in held}))}) were found with the parts "
             "that failed to build left out; they may go once the errors above are fixed (--verbose shows them)"]
            if held else [])
@@ -82,3 +92,25 @@ def _follows(d: Any) -> bool:
     """Found with the rules, cases or invariants that failed to build left out (or the note
     that says so): a finding that may go once the error that left them out is fixed."""
     return bool(d.facts.get("partial")) or d.code == "analysis-partial"
+
+
+#: Text output shows the first few findings of a code in each file in full, and counts the rest
+#: (3,000 rules hidden by one would print a megabyte); at most MAX_SHOWN findings in all.
+SHOWN_PER_CODE, MAX_SHOWN = 5, 100
+
+
+def _grouped(ds: list[Any]) -> tuple[list[Any], list[str]]:
+    """The findings to show in full, and a line for each code past SHOWN_PER_CODE of them."""
+    kept: list[Any] = []
+    rest: dict[str, list[Any]] = {}
+    for d in ds:
+        if sum(k.code == d.code for k in kept) < SHOWN_PER_CODE:
+            kept.append(d)
+        else:
+            rest.setdefault(d.code, []).append(d)
+    lines = []
+    for code, more in rest.items():
+        ids = [d.rules[0] for d in more if d.rules]
+        which = f" (rule(s) {shown_list(ids, 5)})" if ids else ""
+        lines.append(f"{len(more)} more {code} finding(s) like those above{which}: --format json lists every one")
+    return kept, lines

@@ -118,18 +118,24 @@ def measure_coverage(analysis: Analysis, *, with_overlaps: bool = True, with_nee
         # kept (two identical rules are not both told to go). Usually all the candidates can
         # (one check); otherwise they are taken one at a time, each kept only if it can go
         # with those taken before it, for at most MAX_REDUNDANCY_CHECKS checks (a rule left
-        # unnamed is a warning missed, never a wrong one).
+        # unnamed is a warning missed, never a wrong one). Those checks spend a budget of their
+        # own, as large as the analysis's: a table whose analysis fits is never refused for
+        # them; past it, the rules judged so far are named and the rest are not judged.
         if never:
             needed = needed_rules(_without(cubes, never), outputs, region, budget)[1]
         candidates = sorted((p for p in fires if p not in needed), key=order.__getitem__)
         chosen: list[int] = []
-        if len(candidates) > 1 and not _removable_together(first, cubes, outputs, region, budget, never,
-                                                           set(candidates)):
-            for p in candidates[:MAX_REDUNDANCY_CHECKS]:
-                if _removable_together(first, cubes, outputs, region, budget, never, {*chosen, p}):
-                    chosen.append(p)
-        else:
-            chosen = candidates
+        own = Budget(budget.limit)
+        try:
+            if len(candidates) > 1 and not _removable_together(first, cubes, outputs, region, own, never,
+                                                               set(candidates)):
+                for p in candidates[:MAX_REDUNDANCY_CHECKS]:
+                    if _removable_together(first, cubes, outputs, region, own, never, {*chosen, p}):
+                        chosen.append(p)
+            else:
+                chosen = candidates
+        except BudgetExceeded:
+            pass  # each rule in `chosen` can go with those before it: still true, and all that is said
         redundant = [order[p] for p in chosen]
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps([r.cube for r in table.rules], region, budget) if with_overlaps else None

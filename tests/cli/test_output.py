@@ -263,3 +263,36 @@ def test_explain_and_diff_answer_mid_edit_without_the_rule_that_failed_to_build(
     out, err = capsys.readouterr()
     assert "active_pool=swa: active (active-pool-is-swa) -> (no rule decides it)" in out.splitlines(), out
     assert "could not be read" not in err
+
+
+def test_text_output_is_bounded_by_the_input_and_json_keeps_every_finding(write, capsys):
+    """3,000 rules that one rule hides: each is an unreachable-rule error; text shows the
+    first few of the code and counts the rest, JSON lists all."""
+    rules = "\n".join(f"  - {{id: r{i}, when: {{}}, then: p}}" for i in range(3000))
+    path = write("format: 1\ndecision: demo\nhit_policy: first\ninputs:\n  a: {values: [x, y]}\n"
+                 "output: {values: [p]}\nrules:\n" + rules + "\n")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert len(out) < 10_000, len(out)
+    assert out.count("error[unreachable-rule]") == 5
+    assert (f"{path}: 2994 more unreachable-rule finding(s) like those above (rule(s) r6, r7, r8, r9, r10 and "
+            "2,989 more): --format json lists every one") in out.splitlines()
+    assert out.splitlines()[-1] == f"1 file checked: invalid (2999 error(s), 1 warning(s))"
+    assert main(["validate", "--format", "json", str(path)]) == 1
+    import json
+
+    assert sum(d["code"] == "unreachable-rule" for d in json.loads(capsys.readouterr().out)["diagnostics"]) == 2999
+
+
+def test_at_most_a_hundred_findings_are_shown_in_text_in_all(tmp_path, capsys):
+    for i in range(60):  # 60 files, each with a gap and an overlap
+        (tmp_path / f"t{i:02}.yaml").write_text(
+            "format: 1\ndecision: demo\nhit_policy: unique\ninputs:\n  a: {values: [x, y, z]}\n"
+            "output: {values: [p, q]}\nrules:\n  - {id: r1, when: {a: x}, then: p}\n"
+            "  - {id: r2, when: {a: x}, then: q}\n")
+    main(["validate", str(tmp_path)])
+    lines = capsys.readouterr().out.splitlines()
+    headers = [line for line in lines if "error[" in line or "warning[" in line or "note[" in line]
+    assert len(headers) == 100
+    assert any(re.fullmatch(r"\d+ more finding\(s\) not shown \([a-z, -]+\): --format json lists every one", line)
+               for line in lines), lines[-5:]

@@ -377,3 +377,29 @@ def test_a_gaps_help_leaves_out_the_pools_the_swa_contract_refuses(tmp_path):
     d = only(check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False), contracts=CONTRACTS), "gap")
     assert d.facts["outputs"] == ["none"] and "active_pool=swa" in d.facts["forbidden"]["active"]
     assert "with TODO one of: none " in d.help
+
+
+def test_judging_redundant_rules_never_spends_the_analysis_s_own_budget(monkeypatch):
+    """The one-at-a-time fallback re-analyses the table up to 64 times; out of the shared
+    budget it refused tables whose analysis fits. With its own budget spent, the rules not yet
+    judged are simply not named."""
+    from swapool.table import analysis
+    from swapool.table.partition import Budget
+
+    real = analysis._removable_together
+
+    def costly(first, cubes, outputs, region, budget, never, gone):
+        budget.spend(budget.limit // 2, "judging redundant rules")  # two calls exhaust any budget
+        return real(first, cubes, outputs, region, budget, never, gone)
+
+    monkeypatch.setattr(analysis, "_removable_together", costly)
+    calls = []
+    monkeypatch.setattr(analysis, "_removable_together", lambda *a: calls.append(1) or costly(*a))
+    # r1, r2 and r3 each decide nothing the later rules do not, alike; not all three can go
+    table = check(mini("- {id: r1, when: {a: x}, then: p}\n- {id: r2, when: {b: true}, then: p}\n"
+                       "- {id: r3, when: {a: [x, y], b: false}, then: p}\n- {id: r4, when: {a: [y, z]}, then: p}\n",
+                       hit_policy="any")).table
+    budget = Budget(10_000)
+    done = analysis.analyse(table, budget)
+    assert calls and "analysis-budget" not in {d.code for d in done.findings}, [str(d) for d in done.findings]
+    assert budget.used < 10_000
