@@ -40,6 +40,12 @@ _TIGHT_COLON = frozenset(":" + c for c in ",[]{}")
 _NON_SPECIFIC = re.compile(r"(?:&\S+\s+)?!(?!\S)")
 _ALIAS_OR_ANCHOR = re.compile(r"[&*]([^\s,\[\]{}]+)")
 
+#: A lone surrogate, and the double-quoted escape that writes one (`\ud800`, `\U0000DFFF`).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: What a `!!null` value may be.
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
 _YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
 _STR = _YAML + "str"
@@ -339,6 +345,12 @@ class _Builder:
     def scalar(self, node: ScalarNode, flow: bool) -> Any:
         if node.style or flow:
             self.dialect(node, flow)
+        if node.style == '"' and _SURROGATE.search(node.value):
+            # libyaml refuses a \u escape to a lone surrogate while scanning; the pure parser decodes it
+            escape = _SURROGATE_ESCAPE.search(self.text, node.start_mark.index, node.end_mark.index)
+            at = escape.start() + 2 if escape else node.start_mark.index
+            raise _Reject(error(YAML_SYNTAX, self.lines.at(at), problem=Yaml.PARSER, at=self.text[at],
+                                parser="found invalid Unicode character escape code (while parsing a quoted scalar)"))
         tag = node.tag
         if tag == _STR:
             return node.value
@@ -348,6 +360,8 @@ class _Builder:
         if tag not in _SCALAR_TAGS:
             self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
+        if kind == "null" and node.value not in _NULLS:  # PyYAML builds None from any value
+            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.BAD_VALUE, value=node.value, kind=kind))
         if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
             raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.LONG_NUMBER, length=len(node.value),
                                 limit=MAX_NUMBER_CHARS))

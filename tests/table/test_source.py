@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -351,3 +352,23 @@ def test_the_reader_s_work_per_anchor_is_the_anchored_value_not_the_document(mon
     doc, problems = source.parse_document(text, "t.yaml")
     assert doc is not None and not problems
     assert len(built) <= len(text) and len(built) <= 10 * 4000, len(built)
+
+
+@pytest.mark.parametrize("name", ["lone-surrogate-escape.yaml", "misfit-null-tag.yaml"])
+def test_both_pyyaml_builds_refuse_alike_at_the_same_line_and_column(name, monkeypatch):
+    """One dialect whatever the build: libyaml refuses a \\ud800 escape while scanning, the
+    pure-Python parser decodes it; PyYAML builds None from `!!null many`."""
+    import yaml
+
+    from swapool.table import source
+
+    raw = (Path(__file__).parents[1] / "corpus" / "hostile" / name).read_bytes()
+    seen = []
+    for loader in (yaml.SafeLoader, getattr(yaml, "CSafeLoader", None)):
+        if loader is None:
+            continue  # PyYAML built without libyaml: the pure parser alone
+        monkeypatch.setattr(source, "_LOADER", loader)
+        doc, found = source.parse_document(raw, name)
+        assert doc is None and len(found) == 1, (loader, found)
+        seen.append(str(found[0]))
+    assert len(set(seen)) == 1, seen
