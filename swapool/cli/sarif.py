@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import pathlib
+import urllib.parse
 from typing import Sequence
 
 from .._version import __version__
@@ -28,13 +31,13 @@ def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = No
         }
         if d.span:
             result["locations"] = [{"physicalLocation": {
-                "artifactLocation": {"uri": d.span.file},
+                "artifactLocation": {"uri": _uri(d.span.file)},
                 "region": _region(d.span, sources),
             }}]
         if d.related:
             result["relatedLocations"] = [{
                 "id": k, "message": {"text": other.label},
-                "physicalLocation": {"artifactLocation": {"uri": other.span.file},
+                "physicalLocation": {"artifactLocation": {"uri": _uri(other.span.file)},
                                      "region": _region(other.span, sources)},
             } for k, other in enumerate(d.related)]
         properties: dict[str, object] = {"facts": dict(d.facts), "rules": list(d.rules)}
@@ -51,6 +54,19 @@ def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = No
         }],
     }
     return to_json(log, indent=2)
+
+
+def _uri(file: str) -> str:
+    """SARIF's `artifactLocation.uri` is a URI reference: a path under the working folder as
+    a relative one, percent-encoded (`a b#c.yaml` -> `a%20b%23c.yaml`); any other as a file:
+    URI; a name that is no file (`<stdin>`) percent-encoded as it is."""
+    if file.startswith("<"):
+        return urllib.parse.quote(file)
+    here = os.path.abspath(file)
+    relative = os.path.relpath(here)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return pathlib.Path(here).as_uri()
+    return urllib.parse.quote(relative.replace(os.sep, "/"))
 
 
 def _region(span: Span, sources: Sources | None) -> dict[str, int]:

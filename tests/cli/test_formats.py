@@ -2,6 +2,8 @@
 
 import importlib.resources
 import json
+import re
+
 import jsonschema
 import pytest
 from swapool.cli import main
@@ -81,3 +83,28 @@ def test_related_locations_are_in_json_and_valid_sarif(capsys, write):
     jsonschema.Draft4Validator(sarif_schema()).validate(log)
     (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "invariant"]
     assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == related["line"]
+
+
+#: RFC 3986's characters of a URI reference, a '%' always starting an escape.
+URI_REFERENCE = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
+
+
+def test_sarif_uris_are_percent_encoded_uri_references(capsys, tmp_path, monkeypatch):
+    from urllib.parse import unquote, urlsplit
+
+    odd = tmp_path / "a b#c%d?é.yaml"
+    odd.write_text(GAP)
+    monkeypatch.chdir(tmp_path)
+    code, out = run(capsys, "validate", "--format", "sarif", odd.name)
+    log = json.loads(out)
+    jsonschema.Draft4Validator(sarif_schema()).validate(log)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]
+            for loc in r["locations"]}
+    assert uris == {"a%20b%23c%25d%3F%C3%A9.yaml"} and unquote(next(iter(uris))) == odd.name
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the file is not under the working folder: a file: URI
+    code, out = run(capsys, "validate", "--format", "sarif", str(odd))
+    (uri,) = {loc["physicalLocation"]["artifactLocation"]["uri"]
+              for r in json.loads(out)["runs"][0]["results"] for loc in r["locations"]}
+    assert URI_REFERENCE.fullmatch(uri) and urlsplit(uri).scheme == "file", uri
+    assert unquote(urlsplit(uri).path).endswith(odd.name)
