@@ -113,11 +113,13 @@ def runners(args: argparse.Namespace) -> list[tuple[str, bool, list[tuple[str, s
 
 def run(args: argparse.Namespace) -> int:
     from ..swa.integrations.sglang import load_tables
-    from ..swa.integrations.sglang_places import (PLACES, TRANSLATOR, VERIFIED_RELEASE, expected_kind,
-                                                  sglang_release)
+    from ..swa.integrations.sglang_places import (ALGORITHM_ALIASES, PLACES, TRANSLATOR, VERIFIED_RELEASE,
+                                                  expected_kind, sglang_release)
     from ..swa.integrations.sglang_plugin import plugin_off
     from ..table.decider import PolicyError
 
+    given = args.speculative_algorithm
+    args.speculative_algorithm = ALGORITHM_ALIASES.get(given, given)
     try:
         deployment = runners(args)
         tables = load_tables(args.policy, args.places, import_enums=not args.no_enum_import,
@@ -142,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     code = EXIT_DIVERGES if diverging else EXIT_OK
     if args.format == "json":
         print(to_json({"attention_backend": args.attention_backend, "draft_attention_backend": args.draft_backend,
-                       "speculative_algorithm": args.speculative_algorithm, "plugin_off": off,
+                       "speculative_algorithm": args.speculative_algorithm, "speculative_algorithm_given": given,
+                       "plugin_off": off,
                        "policy": tables.policy.path, "places_table": tables.places.path,
                        "installed_sglang": release, "decides_otherwise": other,
                        "places": [{"role": p.role, "place": p.place, "flag": p.flag, "how": p.how, "table": p.table,
@@ -150,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
                                    "divergences": [_divergence_json(d) for d in p.divergences]} for p in plans]},
                       indent=2))
         return code
+    if given != args.speculative_algorithm:
+        say(f"note: sglang turns --speculative-algorithm {given} into {args.speculative_algorithm} before it builds "
+            f"any runner; planned as {args.speculative_algorithm} (with a Gemma4 assistant draft model sglang makes "
+            "it FROZEN_KV_MTP: plan that instead)")
     if off:
         say(f"the swapool plugin is off here ({off}): sglang's own code decides every place, as the table of "
             "places describes it")

@@ -203,3 +203,15 @@ def test_a_place_that_decides_otherwise_than_the_policy_is_marked_and_the_exit_i
     out = capsys.readouterr().out
     assert "    ! when active_pool=other, allocator_kvcache=swa: none here (active-only-backends-ignore-the-allocator), " \
            "allocator intended (frozen-kv-draft-reads-target-swa at " in out
+
+
+def test_sglangs_algorithm_alias_is_planned_as_what_sglang_turns_it_into(capsys):
+    """sglang accepts --speculative-algorithm NEXTN and makes it EAGLE before any runner is
+    built: plan does the same and says so (it advised adding NEXTN to the table, which
+    --strict would then refuse as no member of SpeculativeAlgorithm)."""
+    flags = ["plan", "--attention-backend", "trtllm_mha", "--no-enum-import"]
+    assert main([*flags, "--speculative-algorithm", "NEXTN"]) == 0
+    nextn = capsys.readouterr().out
+    assert nextn.splitlines()[0].startswith("note: sglang turns --speculative-algorithm NEXTN into EAGLE")
+    assert main([*flags, "--speculative-algorithm", "EAGLE"]) == 0
+    assert nextn.split("\n", 1)[1] == capsys.readouterr().out

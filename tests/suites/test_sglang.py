@@ -587,3 +587,13 @@ def test_validate_strict_passes_on_the_shipped_tables_and_catches_a_misspelt_mem
     column = (folder / "swa.yaml").read_text().splitlines()[line - 1].index("EAGEL") + 1
     where = f"{folder / 'swa.yaml'}:{line}:{column}: warning[enum-extra-value]: value EAGEL"
     assert out.count(where) == 2, out
+
+
+def test_the_algorithm_aliases_plan_maps_are_the_ones_sglang_resolves():
+    real_sglang()
+    from sglang.srt.arg_groups import speculative_hook
+
+    from swapool.swa.integrations.sglang_places import ALGORITHM_ALIASES
+
+    for given, becomes in ALGORITHM_ALIASES.items():
+        assert speculative_hook._resolve_speculative_algorithm_alias(given, None, False) == becomes  # no draft model

@@ -249,6 +249,9 @@ FLAG_PLACES = {"triton": "triton", "torch_native": "torch_native", "fa3": "flash
                "intel_xpu": "xpu"}
 #: What a draft runner falls back to on a CUDA machine when its backend is not one it takes.
 DRAFT_FALLBACK = "flashinfer"
+#: `--speculative-algorithm` values sglang turns into another before any runner is built
+#: (0.5.23, srt/arg_groups/speculative_hook.py); its runners' spec_algorithm is the second.
+ALGORITHM_ALIASES = {"NEXTN": "EAGLE"}
 
 
 @dataclass(frozen=True)
