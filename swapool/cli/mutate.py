@@ -7,7 +7,11 @@ import sys
 from typing import Any
 
 from .reading import DEFAULT_TABLE, check, default_table, table_files
+from ..table.mutate import MAX_MUTANTS, MAX_MUTATION_STEPS
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
+
+#: The run stopped at its work budget before judging every mutant.
+EXIT_STOPPED = 3
 
 
 def add(commands: Any, reading: argparse.ArgumentParser) -> None:
@@ -16,7 +20,9 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
         description="Mutation testing: change each rule's output, add/remove/replace each cell value, "
                     "narrow each '-', remove each rule and change each case's expectation; a mutant "
                     "that still validates is an edit the cases and invariants cannot catch.",
-        epilog="Exit codes: 0 every mutant of every table killed, 1 some survived, 2 a table itself is invalid.")
+        epilog=f"Exit codes: 0 every mutant of every table killed, 1 some survived, 2 a table itself is invalid "
+               f"or has more than {MAX_MUTANTS:,} mutants, {EXIT_STOPPED} the run stopped at its work budget "
+               f"({MAX_MUTATION_STEPS:,} analysis steps a table, about a minute) before judging every mutant.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help=f"table files, directories (each *.yaml and *.yml in them) or - (default: {DEFAULT_TABLE})")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -41,7 +47,8 @@ def _one(args: argparse.Namespace, path: str) -> int:
         say(f"swapool mutate: {path}: {exc}", sys.stderr)
         return EXIT_USAGE
     if args.format == "json":
-        print(to_json({"file": path, "mutants": report.total, "killed": report.killed,
+        print(to_json({"file": path, "mutants": report.planned, "judged": report.total, "stopped": report.stopped,
+                       "killed": report.killed,
                        "kill_rate": report.kill_rate,
                        "survivors": [{"mutant": s.description, "rule": s.rule, "case": s.case,
                                       "at": str(s.span) if s.span else path} for s in report.survivors]}, indent=2))
@@ -53,8 +60,13 @@ def _one(args: argparse.Namespace, path: str) -> int:
             else:
                 say("  = help: add this case, which the table passes and the edit fails:")
                 say(f"      - {_flow(s.case)}")
+        if report.stopped:
+            say(f"{path}: stopped after {report.total:,} of {report.planned:,} mutants: the work budget of a run "
+                "is spent; split the table, or mutate a part of it")
         say(f"{path}: {report.total} mutants, {report.killed} killed, kill rate {_rate(report.killed, report.total)}")
-    return EXIT_OK if not report.survivors else EXIT_FINDINGS
+    if report.survivors:
+        return EXIT_FINDINGS
+    return EXIT_STOPPED if report.stopped else EXIT_OK
 
 
 def _flow(data: Any) -> str:

@@ -54,9 +54,15 @@ def killing_case(table: Table, mutant: Table) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class MutationReport:
-    total: int
+    total: int  # the mutants judged
     killed: int
     survivors: tuple[Survivor, ...]
+    planned: int = -1  # the table's mutants (more than `total` when the work budget ran out)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the run stopped at MAX_MUTATION_STEPS before judging every mutant."""
+        return self.total < self.planned
 
     @property
     def kill_rate(self) -> float:
@@ -121,6 +127,10 @@ def mutants(table: Table) -> Iterator[Mutant]:
 #: The most mutants one run analyses: each is a whole analysis, and replacing one value by
 #: another grows with the square of an input's values (2.8 KB once made ~100,000 mutants).
 MAX_MUTANTS = 20_000
+#: The most analysis steps one run spends on its mutants together (about a minute on a 2-core
+#: machine at ~150,000 steps a second): the count alone did not bound the work (a 6 KB chain
+#: table under MAX_MUTANTS ran for minutes).
+MAX_MUTATION_STEPS = 10_000_000
 
 
 class TooManyMutants(ValueError):
@@ -143,21 +153,27 @@ def mutant_count(table: Table) -> int:
     return total
 
 
-def run_mutations(table: Table, contract: Contract | None = None) -> MutationReport:
+def run_mutations(table: Table, contract: Contract | None = None, max_steps: int | None = None) -> MutationReport:
     """Analyse every mutant of a valid table (and check the contract of its decision, when
     given); a mutant is killed when it has an error. More than MAX_MUTANTS raises
-    `TooManyMutants` before any is analysed."""
+    `TooManyMutants` before any is analysed; past `max_steps` analysis steps in all (default
+    MAX_MUTATION_STEPS) the run stops, and the report says how many it judged (`stopped`)."""
+    max_steps = MAX_MUTATION_STEPS if max_steps is None else max_steps
     count = mutant_count(table)
     if count > MAX_MUTANTS:
         raise TooManyMutants(f"{table.file} has {count:,} single-point edits; one run analyses at most "
                              f"{MAX_MUTANTS:,} (each is a whole analysis): split the table, or mutate a part of it")
     survivors = []
-    total = 0
+    total = spent = 0
     for m in mutants(table):
+        if spent > max_steps:
+            break
         total += 1
-        done = analyse(m.table, Budget())
+        budget = Budget()
+        done = analyse(m.table, budget)
         found = done.findings + (contract.check(done) if contract and done.first is not None else [])
+        spent += budget.used
         if not any(d.is_error for d in found):
             survivors.append(Survivor(m.description, rule_data(m.table, m.rule) if m.rule else None, m.span,
                                       killing_case(table, m.table)))
-    return MutationReport(total, total - len(survivors), tuple(survivors))
+    return MutationReport(total, total - len(survivors), tuple(survivors), count)

@@ -1,5 +1,7 @@
 """Mutation testing: every single-point edit, survivors and the cases that kill them."""
 
+import re
+
 from swapool.cli import main
 from swapool.table.mutate import mutants, run_mutations
 from ..helpers import SHIPPED, check, line_of, mini
@@ -98,3 +100,23 @@ def test_a_table_with_too_many_mutants_is_refused_before_any_is_analysed(write, 
             "  - {id: rest, then: q}\n")
     assert main(["mutate", str(write(text))]) == 2
     assert "single-point edits; one run analyses at most 20,000" in capsys.readouterr().err
+
+
+def test_a_run_stops_at_its_work_budget_and_says_how_many_mutants_it_judged(monkeypatch, capsys):
+    """The count of mutants does not bound the work (a 6 KB chain table under the cap ran for
+    minutes): the analysis steps spent on them do."""
+    import json
+
+    from swapool.cli import main
+    from swapool.table import mutate
+
+    monkeypatch.setattr(mutate, "MAX_MUTATION_STEPS", 20_000)
+    path = str(SHIPPED.parent / "swa_backends.yaml")
+    assert main(["mutate", "--no-enum-import", path]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    stopped = re.fullmatch(rf"{re.escape(path)}: stopped after (\d+) of 1,?031 mutants: the work budget of a run is "
+                           r"spent; split the table, or mutate a part of it", lines[-2])
+    assert stopped and 0 < int(stopped.group(1)) < 1031, lines[-2:]
+    assert main(["mutate", "--no-enum-import", "--format", "json", path]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["stopped"] and report["judged"] == int(stopped.group(1)) and report["mutants"] == 1031
