@@ -72,7 +72,10 @@ def _load(r: dict[str, Any]) -> str:
 
 def _plugin(r: dict[str, Any]) -> str:
     timings = "; ".join(f"{name}: {_ms(s)}" for name, s in r["median_s"].items())
-    return f"{timings} ({_ms(r['added_s'])} added, median of {r['runs']}); prints {r['printed_with_swapool']!r}"
+    state = (f", in processes tracking ~{r['tracked_objects']:,.0f} objects (the launch_server state), full "
+             f"collections during the call: {sum(r['full_collections'].values())}") if "tracked_objects" in r else ""
+    return (f"{timings} ({_ms(r['added_s'])} added, median of {r['runs']}{state}); prints "
+            f"{r['printed_with_swapool']!r}")
 
 
 BENCHMARKS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {

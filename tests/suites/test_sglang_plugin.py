@@ -514,3 +514,28 @@ def test_doctor_exits_0_where_the_table_is_in_force_everywhere_and_says_when_the
     monkeypatch.setenv("SWAPOOL_SGLANG_PLUGIN", "off")
     code, out = doctor(capsys)
     assert code == 1 and "plugin: off (SWAPOOL_SGLANG_PLUGIN=off): sglang's own code decides every place" in out
+
+
+def test_the_plugin_runs_with_the_collector_paused_and_leaves_it_as_it_found_it(fake_sglang):
+    """In a server process a full collection over sglang's heap costs ~0.2 s: none may start
+    during the plugin's work (benchmarks/plugin_start.py measures the whole call)."""
+    import gc
+
+    from swapool.swa.policy import clear_cache
+
+    started = []
+    callback = lambda phase, info: phase == "start" and started.append(info["generation"])  # noqa: E731
+    gc.callbacks.append(callback)
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            clear_cache()  # the tables are loaded afresh, as in a new process
+            started.clear()
+            sglang_plugin.plugin()
+            # (one young collection may fall in the few allocations before the pause; the loading of
+            # both tables, unpaused, runs dozens)
+            assert len(started) <= 1 and 2 not in started and gc.isenabled() is enabled, started
+            post_import.forget_all()
+    finally:
+        gc.callbacks.remove(callback)
+        gc.enable()
