@@ -181,6 +181,7 @@ class Yaml(Variant):
     FLOW_INDICATOR = "flow-indicator"
     BLOCK_COMMENT = "block-comment"
     TOO_DEEP = "too-deep"
+    SURROGATE = "surrogate"
 
 
 def _parser(parser: str, at: str = "", column: int | None = None, above: int | None = None,
@@ -214,7 +215,9 @@ YAML_SYNTAX = Code(
      Yaml.FLOW_INDICATOR: lambda char, value: (f"an unquoted value holding '{char}' inside [...] or {{...}}",
                                                f"quote it: '{_v(value)}'"),
      Yaml.BLOCK_COMMENT: _words("a comment right after a block scalar's '|' or '>'", "put a space before the '#'"),
-     Yaml.TOO_DEEP: lambda limit: (f"nesting deeper than {limit} levels", None)})
+     Yaml.TOO_DEEP: lambda limit: (f"nesting deeper than {limit} levels", None),
+     Yaml.SURROGATE: _words("found invalid Unicode character escape code: a lone surrogate (U+D800 to U+DFFF), "
+                            "which UTF-8 cannot hold", "write the character itself, or a pair as one \\U escape")})
 
 YAML_DUPLICATE_KEY = Code(
     "yaml-duplicate-key", "a mapping names the same key twice", "error",

@@ -227,6 +227,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
         # libyaml's composer leaves the name out; one wording whatever the build
         name = _ALIAS_OR_ANCHOR.match(where.text, mark.index)
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
+    if mark and problem.startswith("found invalid Unicode character escape code") and \
+            _SURROGATE_ESCAPE.match(where.text, mark.index - 2):
+        return error(YAML_SYNTAX, span, problem=Yaml.SURROGATE)  # as the pure-Python parser's is worded
     indents = _indents(where.text, mark.line) if mark and _INDENTATION.search(problem) else {}
     return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at, **indents)
 
@@ -349,8 +352,7 @@ class _Builder:
             # libyaml refuses a \u escape to a lone surrogate while scanning; the pure parser decodes it
             escape = _SURROGATE_ESCAPE.search(self.text, node.start_mark.index, node.end_mark.index)
             at = escape.start() + 2 if escape else node.start_mark.index
-            raise _Reject(error(YAML_SYNTAX, self.lines.at(at), problem=Yaml.PARSER, at=self.text[at],
-                                parser="found invalid Unicode character escape code (while parsing a quoted scalar)"))
+            raise _Reject(error(YAML_SYNTAX, self.lines.at(at), problem=Yaml.SURROGATE))
         tag = node.tag
         if tag == _STR:
             return node.value
