@@ -251,7 +251,7 @@ def test_io_errors_carry_their_file_in_json_and_a_location_in_sarif(tmp_path, ca
     assert (d["code"], d["file"], d["line"]) == ("io", missing, 1)
     assert main(["validate", "--format", "sarif", missing]) == 2
     (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == missing
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (tmp_path / "missing.yaml").as_uri()
 
 
 def test_show_never_drops_a_rule(write, capsys):
