@@ -22,6 +22,7 @@ from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool  # noqa: E402
 from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool  # noqa: E402
 from sglang.srt.plugins import load_plugins  # noqa: E402
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm  # noqa: E402
+from sglang_runner import model_fields  # noqa: E402  (beside this script)
 
 REPO = Path(__file__).resolve().parent.parent
 BACKENDS = {"trtllm_mha": (TRTLLMHAAttnBackend, SWAKVPool), "flashinfer": (FlashInferAttnBackend, BaseSWAKVPool)}
@@ -94,16 +95,7 @@ def _stub_runtime_config(tb, algorithm: str = "NONE") -> None:
 
 
 def _triton_runner(active, draft, alg, alloc):
-    mr = runner(active, draft, alg, alloc)
-    mr.req_to_token_pool.size = 4
-    mr.model_config.is_encoder_decoder = False
-    mr.model_config.context_len = 64
-    mr.model_config.num_attention_heads = 4
-    mr.model_config.get_num_kv_heads.return_value = 1
-    mr.model_config.head_dim = mr.model_config.v_head_dim = 8
-    mr.model_config.attention_arch = None
-    mr.sliding_window_size, mr.device, mr.page_size, mr.dtype = 16, "cpu", 1, torch.float16
-    return mr
+    return model_fields(runner(active, draft, alg, alloc), torch.float16)
 
 
 def frozen_view() -> dict:

@@ -27,6 +27,7 @@ from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
 from sglang.srt.plugins import load_plugins
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
+from sglang_runner import model_fields  # (beside this script)
 from swapool.swa.integrations.sglang_places import PLACES
 
 _ops = None
@@ -89,20 +90,13 @@ def _runner(own, draft: bool, algorithm, allocator_kv, allocator_cls):
     mr.token_to_kv_pool_allocator = MagicMock(spec=allocator_cls)
     mr.token_to_kv_pool_allocator.get_kvcache.return_value = allocator_kv
     mr.token_to_kv_pool_allocator.page_size = 1
-    mr.req_to_token_pool.size = 4
-    mr.model_config.is_encoder_decoder = False
-    mr.model_config.context_len = 64
-    mr.model_config.num_attention_heads = 4
-    mr.model_config.get_num_kv_heads.return_value = 1
-    mr.model_config.head_dim = mr.model_config.v_head_dim = 8
-    mr.model_config.attention_arch = None
+    model_fields(mr, torch.float16)
     mr.model_config.is_local_attention_model = False
     mr.model_config.hf_text_config.num_attention_heads = 4
     mr.model_config.hf_text_config.attn_logit_softcapping = None
     mr.kv_index_translator.is_translating = False
     mr.server_args.dllm_algorithm = None
     mr.tp_size = mr.ps.tp_size = 1
-    mr.sliding_window_size, mr.device, mr.page_size, mr.dtype = 16, "cpu", 1, torch.float16
     return mr
 
 
