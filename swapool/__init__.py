@@ -9,9 +9,9 @@ and the CLI pay only for what they touch.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .table.lazy import lazy_exports
 from ._version import __version__
 
 _EXPORTS = {
@@ -41,14 +41,4 @@ if TYPE_CHECKING:
     from .table.diagram import Decision
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swapool' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -9,8 +9,9 @@ engine; imports no torch. The names below are its public face (imported on first
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 _EXPORTS = {
     "check_bytes": "check", "check_path": "check", "check_document": "check", "Checked": "check",
@@ -35,14 +36,4 @@ if TYPE_CHECKING:
     from .partition import Budget, BudgetExceeded
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swapool.table' has no attribute '{name}'")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, {name: f".{module}" for name, module in _EXPORTS.items()}, globals())

@@ -1,0 +1,26 @@
+"""Names a package exports but imports on first use (PEP 562), so that `import swapool` and
+the CLI pay only for what they touch."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Mapping
+
+
+def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, Any]
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The module `__getattr__` and `__dir__` of `package`: each name of `exports` is imported
+    from the module it maps to (absolute, or relative to `package` with a leading dot) the
+    first time it is read, then kept in `namespace`."""
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module '{package}' has no attribute '{name}'")
+        value = getattr(importlib.import_module(module, package), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(namespace.get("__all__", exports))
+
+    return __getattr__, __dir__
