@@ -14,7 +14,6 @@ from .render import to_json
 from .snippets import Sources
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:
@@ -26,7 +25,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = No
         result = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
-            "level": _LEVEL[d.severity],
+            "level": d.severity.value,  # SARIF's levels are swapool's severities: error, warning, note
             "message": {"text": d.message + (f"\nhelp: {d.help}" if d.help else "")},
         }
         if d.span:
@@ -90,7 +89,7 @@ def render_github(diagnostics: Sequence[Diagnostic], sources: Sources | None = N
     """`::error file=F,line=L,col=C,title=code::message` lines for GitHub Actions annotations."""
     lines = []
     for d in diagnostics:
-        command = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(d.severity, "notice")
+        command = "notice" if d.severity is Severity.NOTE else d.severity.value  # GitHub's word for a note
         props = []
         if d.span:
             props += [f"file={_escape_property(d.span.file)}", f"line={d.span.line}", f"col={d.span.column}"]
