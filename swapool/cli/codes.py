@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from .render import EXIT_OK, EXIT_USAGE, say, to_json
+from .jsonout import to_json
+from .render import EXIT_OK, EXIT_USAGE, say
 
 
 def add(commands: Any, reading: argparse.ArgumentParser) -> None:

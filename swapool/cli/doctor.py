@@ -8,7 +8,8 @@ import argparse
 import sys
 from typing import Any
 
-from .render import EXIT_OK, EXIT_USAGE, refuse, say, to_json
+from .jsonout import to_json
+from .render import EXIT_OK, EXIT_USAGE, refuse, say
 
 #: Ran, but some place will not have the table in force (it refuses SWA runners), or the
 #: plugin will not run at all.

@@ -7,7 +7,8 @@ import sys
 from typing import Any
 
 from .reading import DEFAULT_TABLE, check, parse_facts, path_or_default
-from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, say_partial, to_json
+from .jsonout import to_json
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, say_partial
 
 
 def add(commands: Any, reading: argparse.ArgumentParser) -> None:

@@ -7,7 +7,8 @@ import sys
 from typing import Any
 
 from .reading import DEFAULT_TABLE, check, default_table, table_files
-from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
+from .jsonout import to_json
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
 
 #: The run stopped at its work budget before judging every mutant.
 EXIT_STOPPED = 3

@@ -10,7 +10,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .render import EXIT_OK, EXIT_USAGE, refuse, say, to_json
+from .jsonout import to_json
+from .render import EXIT_OK, EXIT_USAGE, refuse, say
 from .show import Decided, decided
 
 #: Planned, but in some region a place decides otherwise than the intended table.

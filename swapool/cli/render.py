@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from typing import Any, Sequence, TextIO
 
 from ..table.diagnostics import Diagnostic, Severity, visible
+from .jsonout import to_json
 from .snippets import Sources, snippet
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -60,24 +60,6 @@ def to_json_obj(diagnostic: Diagnostic, sources: Sources | None = None) -> dict[
                      "line": other.span.line, "column": other.span.column} for other in diagnostic.related],
         "facts": {k: v for k, v in diagnostic.facts.items() if k not in _TOP_LEVEL},
     }
-
-
-def to_json(obj: Any, **options: Any) -> str:
-    """JSON that every parser reads: a table may hold `.nan` or `.inf`, which `json.dumps`
-    would print as bare NaN / Infinity; those become strings. Every command's JSON goes here."""
-    import json
-
-    return json.dumps(_finite(obj), allow_nan=False, **{"default": str, **options})
-
-
-def _finite(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return repr(obj)
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
 
 
 def render_json(files: Sequence[str], diagnostics: Sequence[Diagnostic], sources: Sources | None = None) -> str:

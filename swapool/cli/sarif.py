@@ -10,7 +10,7 @@ from typing import Sequence
 from .._version import __version__
 from ..swa.codes import CATALOGUE
 from ..table.diagnostics import Diagnostic, Severity, Span, visible
-from .render import to_json
+from .jsonout import to_json
 from .snippets import Sources
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

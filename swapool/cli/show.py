@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .reading import DEFAULT_TABLE, check, path_or_default
-from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, to_json
+from .jsonout import to_json
+from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
 
 NOWHERE = "(nowhere: earlier rules decide every input it matches, or it matches none)"
 
