@@ -25,7 +25,7 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..table.decider import Decider, PolicyError
+    from ..table.decider import Decider, NoRuleDecides, PolicyError
 
     path = path_or_default(args.path)
     checked = check(args, path)
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"swapool explain: {first}", sys.stderr)
         for line in rest:
             say(line, sys.stderr)
-        return EXIT_FINDINGS if partial and "gap" in first else EXIT_USAGE
+        # a gap of a table mid-edit is one of its findings; anything else is the facts given
+        return EXIT_FINDINGS if partial and isinstance(exc, NoRuleDecides) else EXIT_USAGE
     decision, rule = explained.decision, explained.rule
     verdict = EXIT_FINDINGS if partial else EXIT_OK
     if args.format == "json":

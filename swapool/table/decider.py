@@ -50,6 +50,11 @@ class PolicyError(Exception):
         super().__init__("\n".join(lines))
 
 
+class NoRuleDecides(PolicyError):
+    """The facts fall in a gap of the table: no rule decides them (a finding of the table, not
+    a wrong fact)."""
+
+
 @dataclass(frozen=True)
 class Explanation:
     """A decision, the rule behind it, and the inputs it read (in the order it read them)."""
@@ -135,7 +140,7 @@ class Decider:
             return facts[name]
         decision = self.answer(given)
         if decision is None:
-            raise PolicyError(f"{self.path}: no rule decides {describe_fact(facts)}; the table has a gap")
+            raise NoRuleDecides(f"{self.path}: no rule decides {describe_fact(facts)}; the table has a gap")
         return Explanation(decision, self._rules[decision.rule_id], tuple(read))
 
     def restrict(self, **fixed: Any) -> "Decider":

@@ -296,3 +296,12 @@ def test_at_most_a_hundred_findings_are_shown_in_text_in_all(tmp_path, capsys):
     assert len(headers) == 100
     assert any(re.fullmatch(r"\d+ more finding\(s\) not shown \([a-z, -]+\): --format json lists every one", line)
                for line in lines), lines[-5:]
+
+
+def test_explain_on_a_gap_of_a_table_mid_edit_is_a_finding_and_a_wrong_fact_a_usage_error(write, capsys):
+    """Exit codes from what went wrong, not from the words of the message."""
+    gap = write(mini("- {id: rx, when: {a: x}, then: p}\n"))  # a in y, z decided by no rule
+    assert main(["explain", str(gap), "--set", "a=y", "--set", "b=true"]) == 1
+    assert "no rule decides" in capsys.readouterr().err
+    assert main(["explain", str(gap), "--set", "a=w", "--set", "b=true"]) == 2
+    capsys.readouterr()
