@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Any
 
-from .reading import check, parse_facts
 from .jsonout import to_json
+from .reading import check, parse_facts
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, say_partial
 
 #: What git passes for the side of an added or deleted file.

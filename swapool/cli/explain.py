@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .reading import DEFAULT_TABLE, check, parse_facts, path_or_default
 from .jsonout import to_json
+from .reading import DEFAULT_TABLE, check, parse_facts, path_or_default
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say, say_partial
 
 

@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .reading import DEFAULT_TABLE, check, default_table, table_files
 from .jsonout import to_json
+from .reading import DEFAULT_TABLE, check, default_table, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
 
 #: The run stopped at its work budget before judging every mutant.

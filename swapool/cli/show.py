@@ -7,8 +7,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .reading import DEFAULT_TABLE, check, path_or_default
+from ..table.codes import IO
 from .jsonout import to_json
+from .reading import DEFAULT_TABLE, check, path_or_default
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
 
 NOWHERE = "(nowhere: earlier rules decide every input it matches, or it matches none)"
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     checked = check(args, path)
     if checked.table is None:
         refuse("show", checked.diagnostics, f"{path} could not be read as a table")
-        return EXIT_USAGE if any(d.code == "io" for d in checked.diagnostics) else EXIT_FINDINGS
+        return EXIT_USAGE if any(d.entry is IO for d in checked.diagnostics) else EXIT_FINDINGS
     verdict = EXIT_OK if checked.ok else EXIT_FINDINGS
     if args.format in ("mermaid", "dot"):
         from ..table.diagram import Diagram

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..table.codes import IO
 from ..table.diagnostics import Severity
 from ..table.text import shown_list
 from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     paths += list(also)
     results = [check(args, p) for p in paths]
     diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
-    if any(d.code == "io" for d in diagnostics):
+    if any(d.entry is IO for d in diagnostics):  # a file that cannot be read: usage, not a finding
         code = EXIT_USAGE
     elif any(not r.ok for r in results):
         code = EXIT_FINDINGS
