@@ -25,9 +25,8 @@ from ...table.decider import Explanation, PolicyError
 from ..facts import runner_facts
 from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
-from .sglang_places import (ABSENT, BACKENDS, GUARDED, PER_CALL, PLACES, READERS, RESOLVER, TRANSLATOR,
-                            VERIFIED_RELEASE, Place,
-                            expected_kind, has_swa_pool, shape_differs, sglang_release)
+from .sglang_places import (ABSENT, BACKENDS, BASE_POOL, GUARDED, PER_CALL, PLACES, READERS, RESOLVER, TRANSLATOR,
+                            Place, expected_kind, has_swa_pool, shape_differs, sglang_release)
 from .sglang_plugin import ENV_PLUGIN, RefusedPlace
 
 __all__ = ["BACKENDS", "GUARDED", "Place", "SGLangUnavailable", "Tables", "guard_check", "how_it_decides", "install",
@@ -161,38 +160,37 @@ def _guard(place: str, built: Any, model_runner: Any, view: Policy | None, inten
            kind: str | None = None, release: str | None = None) -> tuple[Explanation, dict[str, Any], str]:
     """`guard_check` on policies already restricted to the place (`view` None: not held to the
     table of places, which describes another release's code); also the facts read and what the
-    code decided, in words. `kind`: how the place decides (the verified release's by default)."""
+    code decided, in words. `kind`: how the place decides (the verified release's by default).
+    The explanation returned is the table of places', else the policy's."""
     g = PLACES[place]
     types = (_import(g.pool_module, g.pool_cls),)
     code, shown_code = READERS[kind or g.kind](built, model_runner)
-    where = f"sglang {release}'s {place}" if release else f"sglang's {place}"
-    explained: Explanation | None = None
-    facts: dict[str, Any] = {}
+    where = f"sglang {release}'s {place} ({g.module}.{g.cls})" if release else f"sglang's {place} ({g.module}.{g.cls})"
+    described: tuple[Explanation, dict[str, Any]] | None = None
     if view is not None:
-        explained, facts = _explain(model_runner, view, types)
+        explained, facts = described = _explain(model_runner, view, types)
         if code != explained.decision.output:
             return explained, facts, _refuse_or_warn(
-                f"swapool start-up guard: {where} ({g.module}.{g.cls}) decided '{code}' ({shown_code}) for "
-                f"{_shown(facts, explained.read)}, but {view.path} says '{explained.decision.output}' by rule "
-                f"'{explained.rule.id}' ({explained.rule.span}); the code has drifted from the table (or the table "
-                "from the code).", f"sglang's code decided '{code}' ({shown_code})")
+                f"swapool start-up guard: {where} decided '{code}' ({shown_code}) for {_shown(facts, explained.read)}, "
+                f"but {view.path} says '{explained.decision.output}' by rule '{explained.rule.id}' "
+                f"({explained.rule.span}); the code has drifted from the table (or the table from the code).",
+                f"sglang's code decided '{code}' ({shown_code})")
     if intended is not None:
         meant, meant_facts = _explain(model_runner, intended, types)
         if meant.decision.output != code:
-            described = (f"as {view.path} describes it (rule '{explained.rule.id}' at {explained.rule.span})"
-                         if view is not None and explained is not None else "")
-            both = {**{k: facts[k] for k in (explained.read if explained else ())},
-                    **{k: meant_facts[k] for k in meant.read}}
-            return explained or meant, facts or meant_facts, _refuse_or_warn(
-                f"swapool start-up guard: {where} ({g.module}.{g.cls}) decides '{code}' ({shown_code}) for "
-                f"{_shown(both, both)}, {described + ', ' if described else ''}but {intended.path} intends "
-                f"'{meant.decision.output}' there (rule '{meant.rule.id}' at {meant.rule.span}): the place would "
-                "translate through another pool than the policy says.",
-                f"sglang's code decided '{code}' ({shown_code}), not the policy's '{meant.decision.output}'")
-        if explained is None:
-            return meant, meant_facts, f"sglang's code agrees ({shown_code})"
-    assert explained is not None
-    return explained, facts, f"sglang's code agrees ({shown_code})"
+            as_described, read = "", {k: meant_facts[k] for k in meant.read}
+            if described is not None and view is not None:
+                explained, facts = described
+                as_described = f"as {view.path} describes it (rule '{explained.rule.id}' at {explained.rule.span}), "
+                read = {**{k: facts[k] for k in explained.read}, **read}
+            return (described or (meant, meant_facts)) + (_refuse_or_warn(
+                f"swapool start-up guard: {where} decides '{code}' ({shown_code}) for {_shown(read, read)}, "
+                f"{as_described}but {intended.path} intends '{meant.decision.output}' there (rule '{meant.rule.id}' "
+                f"at {meant.rule.span}): the place would translate through another pool than the policy says.",
+                f"sglang's code decided '{code}' ({shown_code}), not the policy's '{meant.decision.output}'"),)
+        described = described or (meant, meant_facts)
+    assert described is not None, "a guard holds the place to the table of places, the policy, or both"
+    return described + (f"sglang's code agrees ({shown_code})",)
 
 
 def _refuse_or_warn(message: str, decided: str) -> str:
@@ -217,7 +215,7 @@ class Tables:
     policy: Policy
     places: Policy
 
-    def start_line(self, release: str | None = VERIFIED_RELEASE) -> str:
+    def start_line(self, release: str | None) -> str:
         """What the plugin does in this sglang release, place by place."""
         kinds = {place: expected_kind(place, release)[0] for place in PLACES}
         decides = [p for p, k in kinds.items() if k == RESOLVER]
@@ -254,11 +252,12 @@ _said: set[str] = set()
 _said_lock = threading.Lock()
 
 
-def _say_once(line: str, tables: Tables, release: str | None) -> None:
+def _say_once(line: str, start: str) -> None:
     """Log at construction time (sglang has configured logging by then; at plugin time it
-    has not), each distinct line once per process (a multi-step draft builds one backend per step)."""
+    has not) the plugin's start line and `line`, each distinct line once per process (a
+    multi-step draft builds one backend per step)."""
     with _said_lock:
-        fresh = [text for text in (tables.start_line(release), line) if text not in _said]
+        fresh = [text for text in (start, line) if text not in _said]
         _said.update(fresh)
     for text in fresh:
         log.info("%s", text)
@@ -305,11 +304,12 @@ def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> 
     swapool cannot check the decision, a constructor that refuses a runner with a SWA pool."""
     release = release or sglang_release()
     kind, why = how_it_decides(place, cls, release)
+    start = tables.start_line(release)  # once per class, not per construction
     original_init = getattr(cls, "__init__")
     g = PLACES[place]
     where = f"sglang {release}'s {place} ({g.module}.{g.cls})"
     if kind in (PER_CALL, ABSENT):
-        base = _import(f"{g.pool_module.rsplit('.', 1)[0]}.base_swa_memory_pool", "BaseSWAKVPool")
+        base = _import(*BASE_POOL)
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             if not _acts_here(self, cls):
@@ -322,7 +322,7 @@ def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> 
                 raise error
             original_init(self, *args, **kwargs)
             _say_once(f"swapool: {place} ({_who(runner)}): no SWA pool to translate through; swapool does not check "
-                      f"{where}: {why}", tables, release)
+                      f"{where}: {why}", start)
     elif kind == RESOLVER:
         resolve = make_resolver(place, policy=tables.policy)
         view = resolve.swapool_policy  # type: ignore[attr-defined]
@@ -339,7 +339,7 @@ def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> 
                                   "swapool did), so the table's decision is not in force")
             runner = g.runner(args, kwargs)
             explained, facts = _explain(runner, view, types)
-            _say_once(decision_line(place, runner, explained, facts, "the table's resolver decides"), tables, release)
+            _say_once(decision_line(place, runner, explained, facts, "the table's resolver decides"), start)
     else:
         # the table of places describes the verified release's code; the translator (it decides where SWA
         # layers write, not what attention reads) is held to it alone, whatever its release
@@ -353,7 +353,7 @@ def patch(place: str, cls: type, tables: Tables, release: str | None = None) -> 
                 return
             runner = g.runner(args, kwargs)
             explained, facts, code = _guard(place, self, runner, places, intended, kind, release)
-            _say_once(decision_line(place, runner, explained, facts, code), tables, release)
+            _say_once(decision_line(place, runner, explained, facts, code), start)
     __init__.__qualname__ = f"{cls.__qualname__}.__init__ [swapool {place}]"
     __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
     setattr(cls, "__init__", __init__)

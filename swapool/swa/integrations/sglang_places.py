@@ -74,6 +74,10 @@ class Place:
         return self.shapes[-1][1]
 
 
+#: sglang's base class of every SWA pool: a runner that reaches none has nothing to decide.
+BASE_POOL = (f"{_POOLS}.base_swa_memory_pool", "BaseSWAKVPool")
+
+
 def _backend(module: str, cls: str, pool: str, *shapes: tuple[str, str]) -> Place:
     base = "base_swa_memory_pool" if pool == "BaseSWAKVPool" else "swa_memory_pool"
     return Place(f"{_ATTENTION}.{module}", cls, f"{_POOLS}.{base}", pool, shapes)

@@ -119,10 +119,10 @@ def plugin() -> list[str]:
     if opted_out():
         return []
     # The collector is paused for the plugin's own ~40 ms of work: in a server process sglang's
-    # heap holds ~400,000 objects, and a full collection our allocations happen to trigger there
+    # heap holds ~670,000 objects, and a full collection our allocations happen to trigger there
     # costs ~0.2 s. Safe: the work makes few reference cycles (refcounting frees its temporaries),
-    # it runs once, at start, before sglang starts its threads, and the collector is running
-    # again when plugin() returns, so a cycle left over is collected at the next collection.
+    # it runs once per process, and the collector runs again when plugin() returns (as it was):
+    # a cycle left over, ours or another thread's made meanwhile, is collected at the next collection.
     collecting = gc.isenabled()
     gc.disable()
     try:
