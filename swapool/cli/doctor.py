@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from .jsonout import to_json
+from .reading import add_server_tables
 from .render import EXIT_OK, EXIT_USAGE, refuse, say
 
 #: Ran, but some place will not have the table in force (it refuses SWA runners), or the
@@ -28,17 +29,8 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
         epilog=f"Exit codes: 0 the table is in force at every place this sglang has, {EXIT_NOT_IN_FORCE} some "
                "place refuses runners with a SWA pool or the plugin will not run, 2 a table does not load as "
                "a server's would. Example: swapool doctor --format json")
-    p.add_argument("--policy", metavar="FILE", help="the SWA pool policy (default: as a server finds it)")
-    p.add_argument("--places", metavar="FILE", help="the table of places (default: as a server finds it)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_server_tables(p)
     p.set_defaults(func=run)
-
-
-_WORDS = {"resolver": "the table's resolver replaces _resolve_swa_kv_pool",
-          "flag": "start-up guard: checks use_sliding_window_kv_pool as the constructor set it",
-          "pool": "start-up guard: checks the pool the constructor kept in _swa_kv_pool",
-          "write_loc": "start-up guard: checks the translator's SWA write function",
-          "id_space": "start-up guard: checks the translator's SLIDING_WINDOW id space"}
 
 
 def _loader() -> str | None:
@@ -63,7 +55,7 @@ def inspect_places(release: str | None) -> list[dict[str, Any]]:
     import importlib
 
     from ..swa.integrations.sglang import how_it_decides
-    from ..swa.integrations.sglang_places import ABSENT, PER_CALL, PLACES
+    from ..swa.integrations.sglang_places import MARKS, PLACES, RESOLVER
 
     out = []
     for place, spec in PLACES.items():
@@ -71,22 +63,18 @@ def inspect_places(release: str | None) -> list[dict[str, Any]]:
         try:
             with contextlib.redirect_stdout(sys.stderr):  # sglang prints banners on import; the report is stdout
                 cls = getattr(importlib.import_module(spec.module), spec.cls)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and spec.module.startswith(exc.name):
-                row.update(found=False, does=f"not in sglang {release}: nothing to watch")
-                out.append(row)
-                continue
-            cls, row["import_error"] = None, f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # sglang's import chain fails in many ways without its GPU stack
-            cls, row["import_error"] = None, f"{type(exc).__name__}: {exc}"
-        if cls is None:
-            row.update(found=False, in_force=False, does=f"cannot be checked here ({row['import_error']}); a "
-                                                           "server's import of it fails or is checked then")
+            absent = isinstance(exc, ModuleNotFoundError) and spec.module.startswith(exc.name or "-")
+            row.update(found=False, does=f"not in sglang {release}: nothing to watch" if absent else
+                       f"cannot be checked here ({type(exc).__name__}: {exc}); a server's import of it fails "
+                       "or is checked then", **({} if absent else {"in_force": False}))
             out.append(row)
             continue
         kind, why = how_it_decides(place, cls, release)
-        row.update(found=True, kind=kind, in_force=kind not in (PER_CALL, ABSENT),
-                   does=_WORDS.get(kind) or f"refuses a runner with a SWA pool: {why}")
+        does = (f"the table's resolver replaces {MARKS[kind]}" if kind == RESOLVER else
+                f"start-up guard: checks what the constructor decided ({MARKS[kind]})" if kind in MARKS else
+                f"refuses a runner with a SWA pool: {why}")
+        row.update(found=True, kind=kind, in_force=kind in MARKS, does=does)
         out.append(row)
     return out
 

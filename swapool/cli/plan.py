@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .jsonout import to_json
+from .reading import add_server_tables
 from .render import EXIT_OK, EXIT_USAGE, refuse, say
 from .show import Decided, decided
 
@@ -67,11 +68,7 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
                    help="sglang's --speculative-algorithm (default: NONE, no draft runner)")
     p.add_argument("--speculative-draft-attention-backend", dest="draft_backend", metavar="NAME",
                    help="the draft runner's backend (default: the prefill backend, as sglang)")
-    p.add_argument("--policy", metavar="PATH", help="the SWA pool policy (default: $SWAPOOL_POLICY, else the "
-                                                     "installed policies/swa.yaml, as the server)")
-    p.add_argument("--places", metavar="PATH", help="the table of places (default: $SWAPOOL_PLACES_POLICY, else "
-                                                     "the installed policies/swa_backends.yaml, as the server)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_server_tables(p)
     p.set_defaults(func=run)
 
 

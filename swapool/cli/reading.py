@@ -22,6 +22,16 @@ def add_reading_flags(parser: argparse.ArgumentParser) -> None:
                              "$SWAPOOL_ENUM_MODULES, else sglang). Importing a module runs its code.")
 
 
+def add_server_tables(parser: argparse.ArgumentParser) -> None:
+    """The flags of a command that describes a server (plan, doctor): the two tables it loads,
+    found as a server finds them unless named, and the output format."""
+    parser.add_argument("--policy", metavar="PATH", help="the SWA pool policy (default: $SWAPOOL_POLICY, else the "
+                                                         "installed policies/swa.yaml, as the server)")
+    parser.add_argument("--places", metavar="PATH", help="the table of places (default: $SWAPOOL_PLACES_POLICY, "
+                                                         "else the installed policies/swa_backends.yaml, as the server)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def default_table() -> str:
     """The table a command reads when no PATH is given (swa/paths.py's rule: $SWAPOOL_POLICY,
     then policies/swa.yaml here or in the nearest folder above, then the installed one),

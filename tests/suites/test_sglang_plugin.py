@@ -491,7 +491,7 @@ def test_doctor_says_what_the_plugin_does_to_each_place_of_the_installed_release
     assert code == 1, out
     lines = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines()[3:]}
     assert out.startswith("sglang 0.5.12 (swapool verified 0.5.12 to 0.5.23)\nplugin: on\n")
-    assert lines["trtllm_mha"] == "start-up guard: checks the pool the constructor kept in _swa_kv_pool"
+    assert lines["trtllm_mha"] == "start-up guard: checks what the constructor decided (_swa_kv_pool)"
     assert lines["flashinfer"].startswith("refuses a runner with a SWA pool: sglang 0.5.12 decides it at each "
                                           "forward pass")
     assert lines["triton"].startswith("refuses a runner with a SWA pool")  # 0.5.12's triton decides per call
