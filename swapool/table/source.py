@@ -17,6 +17,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .codes import IO, SCHEMA, YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_KEY_TYPE, YAML_SYNTAX, YAML_TAG, Io, Schema, Tag, Yaml
 from .diagnostics import Diagnostic, Span, error
+from .text import plain_tag
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
 MAX_BYTES = 1 << 20
@@ -43,8 +44,6 @@ _ALIAS_OR_ANCHOR = re.compile(r"[&*]([^\s,\[\]{}]+)")
 #: A lone surrogate, and the double-quoted escape that writes one (`\ud800`, `\U0000DFFF`).
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
-#: What a `!!null` value may be.
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 
 _YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
@@ -362,7 +361,7 @@ class _Builder:
         if tag not in _SCALAR_TAGS:
             self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
-        if kind == "null" and node.value not in _NULLS:  # PyYAML builds None from any value
+        if kind == "null" and plain_tag(node.value) != tag:  # PyYAML builds None from any value
             raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.BAD_VALUE, value=node.value, kind=kind))
         if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
             raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.LONG_NUMBER, length=len(node.value),

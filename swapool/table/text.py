@@ -1,18 +1,22 @@
 """How facts are written in words: values, lists, regions and inputs, and text made inert
 for a terminal. Used by the registry's wording functions and the edges that render; it
-depends on nothing, so every stage can use it."""
+depends on no other module of swapool (PyYAML's resolver only, when a value is shown), so
+every stage can use it."""
 
 from __future__ import annotations
 
-import re
+import functools
 import reprlib
 from typing import Any, Mapping, Sequence
 
 
-#: What YAML reads as something other than a string (PyYAML's resolver: bools, null, numbers).
-_NOT_A_STRING = re.compile(r"|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-                           r"|null|Null|NULL|~|[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|[0-9][0-9_:]*)"
-                           r"|[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+@functools.lru_cache(maxsize=4096)
+def plain_tag(text: str) -> str:
+    """The tag YAML gives `text` written plain, unquoted (`true`: bool, `1.0`: float, `~`:
+    null): PyYAML's own resolver, imported only when a value is shown or checked."""
+    import yaml
+
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))
 
 
 def format_value(value: Any) -> str:
@@ -20,7 +24,7 @@ def format_value(value: Any) -> str:
     quoted (`"true"`), so that it never looks like the bool it is not."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str) and _NOT_A_STRING.fullmatch(value):
+    if isinstance(value, str) and plain_tag(value) != "tag:yaml.org,2002:str":
         return f'"{value}"'
     return str(value)
 
