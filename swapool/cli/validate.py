@@ -104,8 +104,10 @@ def _grouped(ds: list[Any]) -> tuple[list[Any], list[str]]:
     """The findings to show in full, and a line for each code past SHOWN_PER_CODE of them."""
     kept: list[Any] = []
     rest: dict[str, list[Any]] = {}
+    shown: dict[str, int] = {}
     for d in ds:
-        if sum(k.code == d.code for k in kept) < SHOWN_PER_CODE:
+        if shown.get(d.code, 0) < SHOWN_PER_CODE:
+            shown[d.code] = shown.get(d.code, 0) + 1
             kept.append(d)
         else:
             rest.setdefault(d.code, []).append(d)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from swapool import load_policy
+from swapool.swa.integrations.sglang_places import release_key
 
 from ..helpers import SHIPPED
 
@@ -30,21 +31,26 @@ CALLS_THE_RESOLVER = {"0.5.12": set(), "0.5.13": {"trtllm_mha"}, "0.5.19": {"trt
                       "0.5.23": {"trtllm_mha", "flashinfer", "aiter"}}
 
 
-def run_probe(release: str) -> tuple[dict, str]:
-    env = dict(os.environ)
-    if release != "0.5.23":
-        if not RELEASES:
-            why = "SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh for the older sglang releases"
-            if os.environ.get("SWAPOOL_REQUIRE_SGLANG"):
-                pytest.fail(why)
-            pytest.skip(why)
-        root = Path(RELEASES)
-        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (root / release / "site", root / release / "pins",
-                                                               root / "common"))
-    else:
+def release_env(release: str) -> dict[str, str]:
+    """The environment a process of `release` runs in: the newest is the sglang environment's
+    own; an older one first on PYTHONPATH, from scripts/sglang_releases.sh's folder."""
+    if release == "0.5.23":
         from .test_sglang import real_sglang
         real_sglang()
-    done = subprocess.run([sys.executable, str(PROBE)], capture_output=True, text=True, timeout=600, env=env)
+        return dict(os.environ)
+    if not RELEASES:
+        why = "SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh for the older sglang releases"
+        if os.environ.get("SWAPOOL_REQUIRE_SGLANG"):  # CI's sglang environment: never skip there
+            pytest.fail(why)
+        pytest.skip(why)
+    root = Path(RELEASES)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root / release / "site", root / release / "pins",
+                                                                   root / "common")))}
+
+
+def run_probe(release: str) -> tuple[dict, str]:
+    done = subprocess.run([sys.executable, str(PROBE)], capture_output=True, text=True, timeout=600,
+                          env=release_env(release))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
@@ -58,7 +64,8 @@ def test_every_place_decides_as_the_policy_or_refuses_naming_release_and_place(r
     for key, outcome in result["places"].items():
         place, _, inputs = key.partition(": ")
         if not inputs:
-            assert outcome == "absent" and place == "kv_index_translator" and release < "0.5.19", (key, outcome)
+            assert outcome == "absent" and place == "kv_index_translator" and release_key(release) < (0, 5, 19), \
+                (key, outcome)
             continue
         own, draft, algorithm, allocator = inputs.split(", ")
         intended = policy.decide(active_pool="swa" if own == "SWAKVPool" else "other",
@@ -97,18 +104,8 @@ def test_on_0_5_12_the_pre_fix_eagle_draft_is_refused_and_flashinfer_refuses_swa
 @pytest.mark.parametrize("release, in_force", [("0.5.12", False), ("0.5.13", False), ("0.5.19", True),
                                                ("0.5.23", True)])
 def test_doctor_in_the_servers_environment_says_what_the_plugin_does_there(release, in_force):
-    env = dict(os.environ)
-    if release != "0.5.23":
-        if not RELEASES:
-            pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
-        root = Path(RELEASES)
-        env["PYTHONPATH"] = os.pathsep.join(str(root / release / p) for p in ("site", "pins")) + os.pathsep + str(
-            root / "common")
-    else:
-        from .test_sglang import real_sglang
-        real_sglang()
     done = subprocess.run([sys.executable, "-m", "swapool", "doctor", "--format", "json"], capture_output=True,
-                          text=True, timeout=300, env=env)
+                          text=True, timeout=300, env=release_env(release))
     report = json.loads(done.stdout)
     assert report["sglang"] == release and report["in_force"] is in_force and done.returncode == (0 if in_force else 1)
     kinds = {p["place"]: p.get("kind") for p in report["places"]}
@@ -119,22 +116,14 @@ def test_doctor_prints_on_0_5_12_what_the_operators_guide_shows():
     from .test_docs import ROOT, code_blocks, matches
 
     block = next(b for b in code_blocks(ROOT / "docs" / "sglang.md") if b[0] == "(sglang 0.5.12) $ swapool doctor")
-    if not RELEASES:
-        pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
-    root = Path(RELEASES) / "0.5.12"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root / "site", root / "pins",
-                                                                  Path(RELEASES) / "common")))}
     done = subprocess.run([sys.executable, "-m", "swapool", "doctor"], capture_output=True, text=True, timeout=300,
-                          env=env)
+                          env=release_env("0.5.12"))
     assert done.returncode == 1 and matches(block[1:], done.stdout.splitlines()), done.stdout
 
 
 def test_plan_says_when_the_installed_release_decides_otherwise_than_the_one_it_plans():
-    if not RELEASES:
-        pytest.skip("SWAPOOL_SGLANG_RELEASES is not set: run scripts/sglang_releases.sh")
-    env = {**os.environ, "PYTHONPATH": str(Path(RELEASES) / "0.5.13" / "site")}
     done = subprocess.run([sys.executable, "-m", "swapool", "plan", "--attention-backend", "trtllm_mha", "--format",
-                           "json"], capture_output=True, text=True, timeout=300, env=env)
+                           "json"], capture_output=True, text=True, timeout=300, env=release_env("0.5.13"))
     report = json.loads(done.stdout)
     assert report["installed_sglang"] == "0.5.13"
     assert report["decides_otherwise"] == ["flashinfer", "aiter", "kv_index_translator"]
