@@ -4,15 +4,19 @@ reader may close the output early; a table past the analysis budget is a finding
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.partition import BudgetExceeded
-from . import codes, diff, doctor, explain, mutate, plan, show, validate
 from .reading import add_reading_flags
 from .render import EXIT_FINDINGS, say
+
+#: Each command, by the module that adds it (some add two), in the order --help lists them.
+COMMANDS = {"validate": "validate", "explain": "explain", "diff": "diff", "git-diff": "diff", "show": "show",
+            "plan": "plan", "doctor": "doctor", "mutate": "mutate", "codes": "codes", "schema": "codes"}
 
 class _Formatter(argparse.HelpFormatter):
     """argparse's formatter, sized without importing shutil: argparse builds one for every
@@ -43,7 +47,12 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of `argv`'s command only, when argv names one (each command module is
+    imported only to run it: a pre-commit hook pays for validate, not for plan's imports);
+    of every command otherwise (--help, a usage error)."""
+    named = next((a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")), None)
+    modules = [COMMANDS[named]] if named in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     parser = _Parser(
         prog="swapool",
         description="Check and query the SWA KV pool decision table (policies/swa.yaml).",
@@ -53,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     reading = _Parser(add_help=False)  # how every command reads a table
     add_reading_flags(reading)
-    for command in (validate, explain, diff, show, plan, doctor, mutate, codes):
-        command.add(commands, reading)
+    for module in modules:
+        importlib.import_module(f".{module}", __package__).add(commands, reading)
     return parser
 
 
@@ -105,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("stdout", "stderr"):  # started with it closed: what goes there goes nowhere, never elsewhere
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     stdout = sys.stdout
     out = _Output(stdout)
     sys.stdout = out  # type: ignore[assignment]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
 
 from ..table.diagnostics import Diagnostic, Severity, visible
 from .jsonout import to_json
-from .snippets import Sources, snippet
+
+if TYPE_CHECKING:  # snippets are read only when a finding is shown
+    from .snippets import Sources
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -22,6 +24,8 @@ def render_text(diagnostic: Diagnostic, *, color: bool = False, sources: Sources
     """The diagnostic as a person reads it: its `file:line:col: severity[code]: message`
     line, the source line with a caret under the span (when `sources` has the file), the
     `= ...` lines, and where to read more. `color` tints the label and the caret."""
+    from .snippets import snippet
+
     tint = _TINT[diagnostic.severity] if color else ""
     head = diagnostic.header(f"{tint}{diagnostic.label}\x1b[0m" if color else None)
     shown = snippet(diagnostic.span, sources, tint) if sources is not None and diagnostic.span else []
@@ -71,6 +75,10 @@ def render(fmt: str, files: Sequence[str], diagnostics: Sequence[Diagnostic], co
            summary: str | None = None, stdin_name: str | None = None) -> str:
     """The findings in one of `validate`'s formats; each file's text is read for the source
     lines and the spans' ends (standard input, already read, is not)."""
+    if fmt == "text" and not diagnostics:  # a clean check: nothing to quote
+        return summary or ""
+    from .snippets import Sources
+
     sources = Sources(frozenset([stdin_name] if stdin_name and "-" in files else []))
     if fmt == "json":
         return render_json(files, diagnostics, sources)

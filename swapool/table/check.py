@@ -8,19 +8,21 @@ import functools
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .analysis import Contract, analyse
 from .build import build_parts
 from .codes import ANALYSIS_PARTIAL
 from .diagnostics import Diagnostic, Severity, note, visible
-from .diagram import Diagram
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
 from .model import Table
 from .partition import Budget, BudgetExceeded, Node
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
+
+if TYPE_CHECKING:
+    from .diagram import Diagram
 
 
 #: What decision kinds add to the generic checks: decision name -> its contract.
@@ -60,6 +62,8 @@ class Checked:
     def diagram(self) -> Diagram | None:
         """The compiled table, built on first use from the analysis's DAG (a check that only
         wants the verdict, as `swapool validate`, never builds it)."""
+        from .diagram import Diagram
+
         return Diagram(self.table, Budget(), self.first) if self.ok and self.table is not None else None
 
 

@@ -154,7 +154,24 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
     `digest` is `digest_of(raw)` when the caller has it already."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    digest = digest or digest_of(raw)
+    known = _PARSED.get((raw, file))
+    if known is not None:
+        return known, []
+    doc, found = _parse(raw, file, digest or digest_of(raw))
+    if doc is not None:
+        _PARSED[raw, file] = doc
+        if len(_PARSED) > 4:
+            del _PARSED[next(iter(_PARSED))]
+    return doc, found
+
+
+#: The last few documents parsed, by their bytes and name: a check of a table reads it again as
+#: the import of a table beside it, and that table first to learn that it imports it; a
+#: Document is never changed once built, so one parse serves every reading.
+_PARSED: dict[tuple[bytes, str], Document] = {}
+
+
+def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Diagnostic]]:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return None, [error(IO, Span(file, 1, 1), problem=Io.UTF_16)]
     try:

@@ -309,3 +309,20 @@ def test_an_empty_swapool_policy_is_a_usage_error_not_a_traceback(tmp_path, monk
     with pytest.raises(SystemExit) as exited:
         main(["validate"])
     assert exited.value.code == 2 and "$SWAPOOL_POLICY is set but empty" in capsys.readouterr().err
+
+
+def test_validate_parses_each_file_once(capsys, tmp_path, monkeypatch):
+    """Checking swa.yaml checks swa_backends.yaml too (it imports swa.yaml): each file is read
+    three times over (to find the importer, as itself, as an import) but parsed once."""
+    import shutil
+
+    from swapool.table import source
+
+    for name in ("swa.yaml", "swa_backends.yaml"):
+        shutil.copy(SHIPPED.parent / name, tmp_path / name)
+    composed = []
+    compose = source._compose
+    monkeypatch.setattr(source, "_compose", lambda text: composed.append(text) or compose(text))
+    code, out, _ = run(capsys, "validate", str(tmp_path / "swa.yaml"))
+    assert code == 0 and "2 files checked: valid" in out
+    assert len(composed) == 2 and len(set(composed)) == 2
