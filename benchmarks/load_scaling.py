@@ -1,6 +1,9 @@
-"""Whole check of generated tables of 10 / 100 / 1,000 / 10,000 rules next to a plain
-libyaml parse of the same file, with the check's stages, and the import time of swapool.
-Medians; every stage and the parse run in the same process, one after the other.
+"""Whole check of generated 10-input tables of 250 / 500 / 1,000 / 2,000 rules, each written
+plainly and with anchors and aliases (as `yaml.safe_dump` writes a table a script built), next
+to libyaml's `yaml.load` of the same bytes; with the check's stages, the import time of
+swapool and the shipped table's load. The check is what a load does: read the file, check it
+and compile its diagram, no document kept from an earlier run. The check and the parse
+alternate, medians of --repeats each.
 
     python benchmarks/load_scaling.py [--repeats 7]
 """
@@ -9,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import gc
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,13 +27,14 @@ from analysis_scaling import OUTPUTS, decision_tree, median_time
 from swapool.table.analysis import analyse
 from swapool.table.build import build_parts
 from swapool.table.partition import Budget
-from swapool.table.check import check_bytes
+from swapool.table.check import check_path
 from swapool.table.diagram import Diagram
 from swapool.table.enums import EnumPolicy
 from swapool.table.schema import check_schema
-from swapool.table.source import parse_document
+from swapool.table.source import forget_parsed, parse_document
 
-SIZES = [(10, 4), (100, 6), (1000, 10), (10000, 12)]
+RULES = (250, 500, 1000, 2000)
+INPUTS = 10
 
 
 def median_ms(fn, repeats: int) -> float:
@@ -45,9 +51,16 @@ def import_ms(repeats: int) -> float:
     return statistics.median(a - b for a, b in pairs) * 1000
 
 
-def table_text(inputs, cubes, outputs) -> str:
-    """The generated table as YAML: each rule's cells as lists, '-' cells left out."""
-    rules = [{"id": f"r{r}", "when": {inp.name: list(inp.values_of(m)) for inp, m in zip(inputs, cube) if m != inp.full},
+def table_text(inputs, cubes, outputs, aliased: bool = False) -> str:
+    """The generated table as YAML: each rule's cells as lists, '-' cells left out. `aliased`:
+    one list for each distinct cell, so that the dumper writes it once (&id) and aliases it (*id)
+    everywhere else, as `yaml.safe_dump` writes a table built by a script."""
+    lists: dict = {}
+
+    def cell(values: tuple) -> list:
+        return lists.setdefault(values, list(values)) if aliased else list(values)
+
+    rules = [{"id": f"r{r}", "when": {inp.name: cell(inp.values_of(m)) for inp, m in zip(inputs, cube) if m != inp.full},
               "then": out} for r, (cube, out) in enumerate(zip(cubes, outputs))]
     data = {"format": 1, "decision": "bench", "hit_policy": "unique",
             "inputs": {inp.name: {"values": list(inp.values), "wildcard": True} for inp in inputs},
@@ -55,38 +68,70 @@ def table_text(inputs, cubes, outputs) -> str:
     return yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False)
 
 
+def alternating(first, second, repeats: int) -> tuple[float, float]:
+    """Median ms of each of two functions, run in turn (a noisy machine slows both alike), each
+    from a collected heap: the collections its own allocations trigger are its own cost, not
+    those the run before it left pending."""
+    a, b = [], []
+    for _ in range(repeats):
+        for fn, samples in ((first, a), (second, b)):
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            samples.append(time.perf_counter() - t)
+    return statistics.median(a) * 1000, statistics.median(b) * 1000
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=7)
     args = ap.parse_args()
     compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "swapool"), quiet=1)  # as installed
+    folder = Path(tempfile.mkdtemp())
     rows, records = [], []
-    for n_rules, n_inputs in SIZES:
-        inputs, cubes = decision_tree(n_inputs, n_rules, seed=n_rules)
+    for n_rules in RULES:
+        inputs, cubes = decision_tree(INPUTS, n_rules, seed=n_rules)
         outs = [OUTPUTS[i % len(OUTPUTS)] for i in range(len(cubes))]
-        text = table_text(inputs, cubes, outs)
-        reps = args.repeats if n_rules < 10000 else 3
-        parse = median_ms(lambda: yaml.load(text, Loader=yaml.CSafeLoader), reps)
-        # .diagram: what a load compiles (a plain check leaves it to first use)
-        check = median_ms(lambda: check_bytes(text, "generated.yaml", enums=EnumPolicy(do_import=False)).diagram,
-                          reps)
-        doc, _ = parse_document(text)
-        table = build_parts(doc).table
-        stages = {"spans": median_ms(lambda: parse_document(text), reps),
-                  "schema": median_ms(lambda: check_schema(doc), reps),
-                  "model": median_ms(lambda: build_parts(doc), reps),
-                  "analysis": median_ms(lambda: analyse(table, Budget()), reps),
-                  "diagram": median_ms(lambda: Diagram(table, Budget()), reps)}
-        ratio = check / parse
-        rows.append([len(cubes), n_inputs, f"{len(text) / 1024:.0f} KiB", f"{parse:.1f}", f"{check:.1f}",
-                     f"{ratio:.2f}x", *(f"{v:.1f}" for v in stages.values())])
-        records.append({"rules": len(cubes), "inputs": n_inputs, "bytes": len(text), "libyaml_parse_ms": parse,
-                        "check_ms": check, "check_over_parse": ratio, "stages_ms": stages, "repeats": reps})
-    print("median ms (lower is better); check = parse with positions + schema + model + analysis + diagram\n")
-    print_table(["rules", "inputs", "size", "libyaml parse", "check", "check/parse", "spans", "schema", "model",
+        for aliased in (False, True):
+            text = table_text(inputs, cubes, outs, aliased)
+            path = folder / f"{n_rules}-{'aliased' if aliased else 'plain'}.yaml"
+            path.write_text(text)
+
+            def check() -> object:  # .diagram: what a load compiles (a plain check leaves it to first use)
+                forget_parsed()
+                return check_path(path, enums=EnumPolicy(do_import=False)).diagram
+
+            if check() is None:
+                sys.exit(f"{path}: the generated table does not check")
+            parse, whole = alternating(lambda: yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader), check,
+                                       args.repeats)
+            doc, _ = parse_document(text)
+            table = build_parts(doc).table
+
+            def spans() -> None:
+                forget_parsed()
+                parse_document(text)
+
+            stages = {"spans": median_ms(spans, args.repeats),
+                      "schema": median_ms(lambda: check_schema(doc), args.repeats),
+                      "model": median_ms(lambda: build_parts(doc), args.repeats),
+                      "analysis": median_ms(lambda: analyse(table, Budget()), args.repeats),
+                      "diagram": median_ms(lambda: Diagram(table, Budget()), args.repeats)}
+            ratio = whole / parse
+            rows.append([len(cubes), "aliased" if aliased else "plain", f"{len(text) / 1024:.0f} KiB",
+                         f"{parse:.1f}", f"{whole:.1f}", f"{ratio:.2f}x", *(f"{v:.1f}" for v in stages.values())])
+            records.append({"rules": len(cubes), "inputs": INPUTS, "aliased": aliased, "bytes": len(text),
+                            "libyaml_parse_ms": parse, "check_ms": whole, "check_over_parse": ratio,
+                            "stages_ms": stages, "repeats": args.repeats})
+    print(f"median ms of {args.repeats} (lower is better); check = read + parse with positions + schema + model "
+          "+ analysis + diagram\n")
+    print_table(["rules", "written", "size", "libyaml load", "check", "check/load", "spans", "schema", "model",
                  "analysis", "diagram"], rows)
+    per_rule = {a: [r["check_ms"] / r["rules"] for r in records if r["aliased"] == a] for a in (False, True)}
+    print("\ncheck ms per rule, 250 -> 2,000 rules: " + "; ".join(
+        f"{'aliased' if a else 'plain'} {' -> '.join(f'{v * 1000:.0f} us' for v in vs)}" for a, vs in per_rule.items()))
     imported = import_ms(args.repeats)
-    print(f"\nimport swapool: {imported:.1f} ms (fresh interpreter, start-up subtracted)")
+    print(f"import swapool: {imported:.1f} ms (fresh interpreter, start-up subtracted)")
     shipped, with_resolver = shipped_load_ms()
     print(f"load_policy(policies/swa.yaml), uncached, after imports: {shipped:.2f} ms; with its first "
           f"policy.resolve: {with_resolver:.2f} ms (medians of 400, alternating)")

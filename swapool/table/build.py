@@ -183,12 +183,13 @@ class _TableBuilder:
     def cells(self, when: Mapping[str, Any], path: tuple) -> tuple[Cell, ...]:
         """A rule's cells in input order (an input left out matches any value)."""
         by_input: dict[str, Cell] = {}
+        spans = self.doc.value_spans(path) if when else {}
         for name, raw in when.items():
             inp = self.known_input(name, path)
             if inp is not None:
                 at = path + (name,)
                 form, named, sets = self.named(inp, raw, at)
-                by_input[name] = make_cell(inp, form, named, self.doc.span(at), sets)
+                by_input[name] = make_cell(inp, form, named, spans.get(name) or self.doc.span(at), sets)
         return tuple(by_input.get(i.name) or left_out for i, left_out in zip(self.inputs, self.any_cells))
 
     def condition(self, when: Mapping[str, Any], path: tuple, allow_output: bool = False

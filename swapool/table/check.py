@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -64,7 +65,10 @@ class Checked:
         wants the verdict, as `swapool validate`, never builds it)."""
         from .diagram import Diagram
 
-        return Diagram(self.table, Budget(), self.first) if self.ok and self.table is not None else None
+        if not self.ok or self.table is None:
+            return None
+        with collector_paused():
+            return Diagram(self.table, Budget(), self.first)
 
 
 def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS,
@@ -125,10 +129,28 @@ def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None 
     `folder` is where the tables it imports are (None: it may import nothing)."""
     raw = raw.encode("utf-8") if isinstance(raw, str) else raw
     digest = digest or digest_of(raw)
-    doc, found = parse_document(raw, file, digest)
-    if doc is None:
-        return Checked(file, None, tuple(found), digest)
-    return check_document(doc, enums=enums, contracts=contracts, folder=folder)
+    with collector_paused():
+        doc, found = parse_document(raw, file, digest)
+        if doc is None:
+            return Checked(file, None, tuple(found), digest)
+        return check_document(doc, enums=enums, contracts=contracts, folder=folder)
+
+
+class collector_paused:
+    """`with collector_paused():` runs its body with the cyclic garbage collector off, and
+    leaves it as it was. A check or a compile allocates a node graph, data, a model and a
+    diagram, none of them cyclic (reference counting frees what dies), that live until it ends:
+    a collection meanwhile would only scan them, and a large table triggers full collections
+    over everything the process holds (a server's heap) again and again. Whatever cycles
+    arise meanwhile, ours or another thread's, are collected once the collector runs again."""
+
+    def __enter__(self) -> None:
+        self.collecting = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.collecting:
+            gc.enable()
 
 
 def check_path(path: str | bytes | os.PathLike, *, display: str | None = None, enums: EnumPolicy = EnumPolicy(),

@@ -80,6 +80,14 @@ class Document:
         _, key = self._descend(path)
         return self.lines.at_mark(key.start_mark) if key is not None else self.span(path)
 
+    def value_spans(self, path: Path_) -> dict[str, Span]:
+        """The span of each value of the mapping at `path`, by key, found in one descent (a
+        rule's cells: one descent a rule, not one a cell)."""
+        node, _ = self._descend(path)
+        if not isinstance(node, MappingNode):
+            return {}
+        return {k.value: self.lines.at_mark(v.start_mark) for k, v in node.value if k.tag == _STR}
+
     def _descend(self, path: Path_) -> tuple[Node, Node | None]:
         """The node at `path` (or its deepest ancestor there) and the key node leading to it
         (None when the path does not end at a mapping value)."""
@@ -169,6 +177,11 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
 #: the import of a table beside it, and that table first to learn that it imports it; a
 #: Document is never changed once built, so one parse serves every reading.
 _PARSED: dict[tuple[bytes, str], Document] = {}
+
+
+def forget_parsed() -> None:
+    """Forget the documents kept (a benchmark timing a parse; a server reloading its tables)."""
+    _PARSED.clear()
 
 
 def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Diagnostic]]:
@@ -321,6 +334,10 @@ class _Builder:
         self.max_nodes = max_nodes
         self.built = 0
         self.open: set[int] = set()  # ids of the collections being built: an alias of one is recursive
+        #: Each anchored collection built (by id and flow context): (value, values in it, its
+        #: height), so that an alias of it is counted against the limits without a second walk.
+        self.anchored: dict[tuple[int, bool], tuple[Any, int, int]] = {}
+        self.deepest = 0
         self.odd = "?" in self.text or any(pair in self.text for pair in _TIGHT_COLON)
 
     def span(self, node: Node) -> Span:
@@ -334,11 +351,25 @@ class _Builder:
             raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.TOO_DEEP, limit=MAX_DEPTH))
         if isinstance(node, ScalarNode):
             return self.scalar(node, flow)
+        flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
+        if not self.text.startswith("&", node.start_mark.index):
+            return self.collection(node, depth, flow)
+        known = self.anchored.get((id(node), flow))
+        if known is not None and self.built + known[1] <= self.max_nodes and depth + known[2] <= MAX_DEPTH:
+            self.built += known[1] - 1  # the values an alias repeats: a "billion laughs" is still refused
+            return known[0]  # the same value: nothing reads a table's data but to build its model
+        before, deepest, self.deepest = self.built - 1, self.deepest, depth
+        built = self.collection(node, depth, flow)
+        self.anchored[id(node), flow] = (built, self.built - before, self.deepest - depth)
+        self.deepest = max(deepest, self.deepest)
+        return built
+
+    def collection(self, node: Node, depth: int, flow: bool) -> Any:
+        self.deepest = max(self.deepest, depth + 1 if node.value else depth)  # a child is one deeper
         if id(node) in self.open:
             anchor = _ALIAS_OR_ANCHOR.search(self.text, node.start_mark.index)
             raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.RECURSIVE_ALIAS,
                                 anchor=anchor.group(1) if anchor else "?"))
-        flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
         self.open.add(id(node))
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:

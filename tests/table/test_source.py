@@ -372,3 +372,31 @@ def test_both_pyyaml_builds_refuse_alike_at_the_same_line_and_column(name, monke
         assert doc is None and len(found) == 1, (loader, found)
         seen.append(str(found[0]))
     assert len(set(seen)) == 1, seen
+
+
+def test_an_anchored_collection_is_walked_once_however_often_it_is_aliased(monkeypatch):
+    """Counted, not timed: 1,000 aliases of one anchored list build it once (as `yaml.safe_dump`
+    writes a table whose rules share their cell lists), with the same data as PyYAML's."""
+    import yaml
+
+    from swapool.table import source
+
+    walked = []
+    real = source._Builder.collection
+    monkeypatch.setattr(source._Builder, "collection", lambda self, node, *a: walked.append(node) or real(self, node, *a))
+    text = "shared: &s [a, b, {c: [d, e]}]\nrules:\n" + "".join(f"- {{id: r{i}, when: *s}}\n" for i in range(1000))
+    doc, problems = source.parse_document(text, "aliases.yaml")
+    assert doc is not None and not problems and doc.data == yaml.safe_load(text)
+    assert len(walked) <= 1000 + 10, len(walked)  # each rule's mapping, the anchored list and what it holds
+
+
+def test_an_alias_counts_its_depth_and_values_as_if_written_out():
+    """A shallow anchored value aliased deep in the document, or aliased past the values
+    limit, is refused as its written-out copy would be."""
+    from swapool.table.source import MAX_DEPTH
+
+    deep = "a: &x [[[1]]]\nb: " + "[" * (MAX_DEPTH - 2) + "*x" + "]" * (MAX_DEPTH - 2) + "\n"
+    assert diag(deep).facts["problem"] == "too-deep"
+    assert parse_document("a: &x [[[1]]]\nb: " + "[" * (MAX_DEPTH - 5) + "*x" + "]" * (MAX_DEPTH - 5) + "\n")[0]
+    text = "a: &x [" + ", ".join(["v"] * 99) + "]\nb: [" + ", ".join(["*x"] * 3000) + "]\n"
+    assert diag(text).code == "yaml-alias-bomb"
