@@ -9,10 +9,10 @@ and the CLI pay only for what they touch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .table.lazy import lazy_exports
 from ._version import __version__
+
+TYPE_CHECKING = False
 
 _EXPORTS = {
     "Decision": "swapool.table.diagram",

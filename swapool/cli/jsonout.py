@@ -4,7 +4,10 @@ nothing of each other)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def to_json(obj: Any, **options: Any) -> str:

@@ -7,16 +7,20 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Any, Sequence, TextIO
 
 from .._version import __version__
 from ..table.partition import BudgetExceeded
 from .reading import add_reading_flags
 from .render import EXIT_FINDINGS, say
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence, TextIO
+
 #: Each command, by the module that adds it (some add two), in the order --help lists them.
 COMMANDS = {"validate": "validate", "explain": "explain", "diff": "diff", "git-diff": "diff", "show": "show",
             "plan": "plan", "doctor": "doctor", "mutate": "mutate", "codes": "codes", "schema": "codes"}
+
 
 class _Formatter(argparse.HelpFormatter):
     """argparse's formatter, sized without importing shutil: argparse builds one for every

@@ -5,10 +5,12 @@ facts `--set` gives."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-from typing import Any, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 DEFAULT_TABLE = "$SWAPOOL_POLICY, else policies/swa.yaml here or in the nearest folder above, else the installed one"
 
@@ -92,12 +94,12 @@ def importers(paths: Sequence[str]) -> dict[str, str]:
             raw, _ = read_bytes(candidate)
             if raw is None or not any(n.encode() in raw for n in names):
                 continue
-            doc, _ = parse_document(raw, candidate)
+            shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else candidate
+            doc, _ = parse_document(raw, shown)  # by the name its check reads it under: parsed once
             inputs = doc.data.get("inputs") if doc is not None and isinstance(doc.data, dict) else None
             takes = sorted({spec["from"] for spec in inputs.values() if isinstance(spec, dict)
                             and spec.get("from") in names}) if isinstance(inputs, dict) else []
             if takes:
-                shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else candidate
                 found[shown] = takes[0]
     return found
 
@@ -107,8 +109,11 @@ def check(args: argparse.Namespace, path: str, *, name: str | None = None, folde
     (named by --stdin-filename). `name` is what locations say, `folder` where its imports
     are (default: the file's own; standard input's is its --stdin-filename's). What an
     enum binding's import prints goes to stderr, never into the command's output."""
-    with contextlib.redirect_stdout(sys.stderr):
+    stdout, sys.stdout = sys.stdout, sys.stderr  # (contextlib.redirect_stdout, without its import)
+    try:
         return _check_quietly(args, path, name, folder)
+    finally:
+        sys.stdout = stdout
 
 
 def enum_policy(args: argparse.Namespace) -> Any:

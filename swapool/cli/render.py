@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Sequence, TextIO
 
 from ..table.diagnostics import Diagnostic, Severity, visible
 from .jsonout import to_json
 
-if TYPE_CHECKING:  # snippets are read only when a finding is shown
-    from .snippets import Sources
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence, TextIO
+
+    from .snippets import Sources  # read only when a finding is shown
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ..table.codes import IO
 from ..table.diagnostics import Severity
 from ..table.text import shown_list
 from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, render, summary_line, use_color
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github")
 

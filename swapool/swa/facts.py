@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable
 
 from ..table.model import Table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 DECISION = "swa_kv_pool"
 #: Facts read from a model runner, in the order the tables read them.

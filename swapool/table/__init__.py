@@ -9,9 +9,9 @@ engine; imports no torch. The names below are its public face (imported on first
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .lazy import lazy_exports
+
+TYPE_CHECKING = False
 
 _EXPORTS = {
     "check_bytes": "check", "check_path": "check", "check_document": "check", "Checked": "check",

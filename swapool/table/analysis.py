@@ -7,9 +7,8 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from .record import Record
 from .codes import (ANALYSIS_BUDGET, CASE_FAILED, EMPTY_CELL, FULL_DOMAIN_CELL, GAP, INVARIANT, MERGEABLE_RULES, OVERLAP, REDUNDANT_RULE,
                     UNCASED_VALUE, UNNAMED_VALUE, VALUE_CASE, UNREACHABLE_RULE, UNUSED_INPUT, Hiding, Over, Overlap, Redundant)
 from .diagnostics import Diagnostic, Related, error, note, warning
@@ -17,6 +16,10 @@ from .emit import mask_cell, rule_data
 from .model import CellForm, HitPolicy, Invariant, Rule, Table, lowest_bit
 from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Mapping, Sequence
 
 #: Conflicting partners of one rule that get a finding each; the rest share one, so n
 #: identical rules make O(n) findings, not O(n^2).
@@ -26,16 +29,16 @@ CONFLICTS_EACH = 3
 MAX_REDUNDANCY_CHECKS = 64
 
 
-@dataclass
 class Analysis:
     """One table under analysis: every check reads it, spends from its one budget and walks
     its first-hit DAG once built (None when the budget ran out first); the contract and the
     diagram reuse the DAG instead of building it again."""
 
-    table: Table
-    budget: Budget
-    first: Node | None = None
-    findings: list[Diagnostic] = field(default_factory=list)
+    def __init__(self, table: Table, budget: Budget, first: Node | None = None):
+        self.table = table
+        self.budget = budget
+        self.first = first
+        self.findings: list[Diagnostic] = []
 
     def hits(self, region: Cube) -> Iterator[tuple[Cube, int | None]]:
         """The first hits inside `region`, as rule indices (None: no rule decides there)."""
@@ -48,11 +51,11 @@ class Analysis:
 
 
 #: What a decision's contract forbids a rule deciding all of a region: output -> why.
-Forbids = Callable[[Table, Cube], Mapping[str, str]]
+if TYPE_CHECKING:
+    Forbids = Callable[[Table, Cube], Mapping[str, str]]
 
 
-@dataclass(frozen=True)
-class Contract:
+class Contract(Record):
     """What a decision kind adds to the generic checks: findings over a table's analysis,
     and (optionally) the outputs a rule deciding a whole region must not have, so that a
     gap's proposed fix is one the contract accepts."""
@@ -82,8 +85,7 @@ def analyse(table: Table, budget: Budget, forbids: Forbids | None = None) -> Ana
     return done
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(Record):
     """How the rules cover the input space (the facts behind gap/overlap/dead-rule
     findings). Rules are named by their index in the table; `first` is the first-hit DAG
     over the rules in `Table.ranked` order, whose leaves name positions in that order."""

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import dataclasses
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
 
 from .cells import make_cell, matched, read_cell
 from .codes import (ANALYSIS_BUDGET, DUPLICATE_RULE_ID, DUPLICATE_VALUE, RESERVED_NAME, UNKNOWN_INPUT, UNKNOWN_SET,
                     UNKNOWN_VALUE, Domain, Listed, Over)
 from .diagnostics import Diagnostic, Suggestions, error
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
+from .record import Record
 from .source import Document
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
-class Built(NamedTuple):
+
+
+class Built(Record):
     """A document resolved: the table (None when anything failed to build), every reason,
     and, when only some rules, cases or invariants failed, the table without them, for
     an analysis of the rest (never to decide with)."""
@@ -38,9 +43,9 @@ def build_parts(doc: Document, imported: Mapping[str, Document] = MappingProxyTy
     if table is None or b.whole_failed:
         return Built(None, b.diagnostics)
     keep = lambda items: tuple(x for k, x in enumerate(items) if k not in b.failed[type(x)])  # noqa: E731
-    rules = tuple(dataclasses.replace(r, index=i) for i, r in enumerate(keep(table.rules)))
-    cases = tuple(dataclasses.replace(c, index=i) for i, c in enumerate(keep(table.cases)))
-    partial = dataclasses.replace(table, rules=rules, cases=cases, invariants=keep(table.invariants))
+    rules = tuple(r._replace(index=i) for i, r in enumerate(keep(table.rules)))
+    cases = tuple(c._replace(index=i) for i, c in enumerate(keep(table.cases)))
+    partial = table._replace(rules=rules, cases=cases, invariants=keep(table.invariants))
     left_out: dict[str, list[Any]] = {"rules_left_out": [table.rules[k].id for k in sorted(b.failed[Rule])],
                 "cases_left_out": [k + 1 for k in sorted(b.failed[Case])],
                 "invariants_left_out": [table.invariants[k].id for k in sorted(b.failed[Invariant])]}
@@ -141,7 +146,7 @@ class _TableBuilder:
             at = path + ("sets", set_name)
             self.check_unique(tuple(members), at, Listed.SET, name, origin, set=set_name)
             masks.append((set_name, self.value_mask(inp, members, at, doc=origin)))
-        return dataclasses.replace(inp, sets=tuple(masks)) if masks else inp
+        return inp._replace(sets=tuple(masks)) if masks else inp
 
     def value_mask(self, inp: Input, literals: list, path: tuple, indexed: bool = True,
                    doc: Document | None = None) -> int:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
 
 from .diagnostics import Span
 from .model import Cell, CellForm, Input
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 ANY_CELL = "-"
 

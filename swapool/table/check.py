@@ -3,13 +3,10 @@ enum drift), hashing the bytes once and sorting the findings once."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import os
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .analysis import Contract, analyse
 from .build import build_parts
@@ -19,20 +16,23 @@ from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
 from .model import Table
 from .partition import Budget, BudgetExceeded, Node
+from .record import Record
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Mapping, Sequence
+
     from .diagram import Diagram
 
+    #: What decision kinds add to the generic checks: decision name -> its contract.
+    Contracts = Mapping[str, Contract]
 
-#: What decision kinds add to the generic checks: decision name -> its contract.
-Contracts = Mapping[str, Contract]
 NO_CONTRACTS: Contracts = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(Record):
     """A table (None when it could not be built) and every diagnostic about it, sorted."""
 
     file: str
@@ -40,10 +40,10 @@ class Checked:
     diagnostics: tuple[Diagnostic, ...]
     digest: str | None = None  # of the table's bytes and of every table it imports
     imports: tuple[tuple[str, str], ...] = ()  # (path, digest) of each table imported
-    first: Node | None = field(default=None, repr=False, compare=False)  # the analysis's first-hit DAG
+    first: Node | None = None  # the analysis's first-hit DAG
     #: Where `table` is None for a rule, case or invariant that failed to build: the table
     #: without them, which `explain` and `diff` answer from mid-edit.
-    partial: Table | None = field(default=None, repr=False, compare=False)
+    partial: Table | None = None
 
     @property
     def ok(self) -> bool:
@@ -90,9 +90,9 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
         built = build_parts(doc, imports.documents)
         table, found = built.table, built.diagnostics
         if table is not None and digest != doc.digest:
-            table = dataclasses.replace(table, digest=digest)
+            table = table._replace(digest=digest)
         if built.partial is not None:
-            partial = built.partial if digest == doc.digest else dataclasses.replace(built.partial, digest=digest)
+            partial = built.partial if digest == doc.digest else built.partial._replace(digest=digest)
             causes = [str(d.span) for d in built.diagnostics if d.is_error and d.span]
             found += partial_analysis(built.partial, built.left_out, enums, causes)
     if table is not None:
@@ -116,7 +116,7 @@ def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPo
     (`caused_by`, their file:line:col), and a note saying what was left out. The table
     itself stays unbuilt: nothing decides with it."""
     findings = analyse(partial, Budget()).findings + check_enum_bindings(partial, enums)
-    marked = [dataclasses.replace(d, facts={**d.facts, "partial": True, "caused_by": list(causes)}) for d in findings]
+    marked = [d._replace(facts={**d.facts, "partial": True, "caused_by": list(causes)}) for d in findings]
     return [note(ANALYSIS_PARTIAL, partial.rules_span, rules_left_out=left_out["rules_left_out"],
                  cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),
             *marked]

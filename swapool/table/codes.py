@@ -11,14 +11,17 @@ built on the engine defines its own codes the same way (`swapool.swa.codes`)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Union
 
+from .record import Record
 from .text import article, describe_terms, format_value, quoted, shown_list
 
-#: A finding's message, and the help (None: no advice for it).
-Words = tuple[str, Union[str, None]]
-Wording = Callable[..., Words]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+    #: A finding's message, and the help (None: no advice for it).
+    Words = tuple[str, str | None]
+    Wording = Callable[..., Words]
 
 #: Rule ids a sentence names before "and N more"; values before it, in two lengths.
 SHOWN_RULES = 3
@@ -26,8 +29,7 @@ SHOWN_VALUES = 8
 LISTED_VALUES = 12
 
 
-@dataclass(frozen=True, eq=False)
-class Code:
+class Code(Record):
     """One finding code, as `swapool codes NAME` shows it (one object per code: compared by
     identity)."""
 
@@ -37,16 +39,25 @@ class Code:
     example: str
     fix: str
     why: str
-    words: Wording | Mapping[enum.Enum, Wording]
+    words: Wording | dict[enum.Enum, Wording]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
 
     @property
     def variants(self) -> list[str]:
-        return [str(v) for v in self.words] if isinstance(self.words, Mapping) else []
+        return [str(v) for v in self.words] if isinstance(self.words, dict) else []
 
     def wording(self, variant: Any) -> Wording:
         """The function that words a finding of `variant` (None for a code without variants);
         ValueError for a variant the code does not have."""
-        if not isinstance(self.words, Mapping):
+        if not isinstance(self.words, dict):
             if variant is not None:
                 raise ValueError(f"finding code {self.name!r} has no variants (got {variant!r})")
             return self.words
@@ -139,6 +150,7 @@ def _words(message: str, help: str | None = None) -> Wording:
 
 
 # -- io, YAML ------------------------------------------------------------------------------
+
 
 class Io(Variant):
     EMPTY_PATH = "empty-path"

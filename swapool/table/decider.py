@@ -9,14 +9,17 @@ inputs and gives the decider of what is left.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
 
+from .record import Record
 from .codes import adding_hint
 from .diagnostics import Diagnostic, describe_fact, format_value, suggest, visible
 from .diagram import Ask, Decision, Diagram
 from .model import Input, Rule, Table
 from .partition import Budget
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
 _ENUM_TYPE = type(enum.Enum)
 NOFACT: Any = object()  # no value of the input
@@ -55,8 +58,7 @@ class NoRuleDecides(PolicyError):
     a wrong fact)."""
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(Record):
     """A decision, the rule behind it, and the inputs it read (in the order it read them)."""
 
     decision: Decision

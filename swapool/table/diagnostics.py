@@ -6,11 +6,16 @@ it is shown, so the same finding reads the same everywhere and tools read its fa
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple
 
-from .codes import Code, Wording, reads
+from .codes import Code, reads
+from .record import Record
 from .text import describe_fact, format_value, format_witness, shown_list, visible
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+    from .codes import Wording
 
 __all__ = ["Severity", "Span", "Related", "Diagnostic", "error", "warning", "note", "suggest", "Suggestions",
            "describe_fact", "format_value", "format_witness", "shown_list", "visible"]
@@ -29,9 +34,8 @@ class Severity(enum.Enum):
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 
-class Span(NamedTuple):
-    """A 1-based line and column in a named file. A tuple: a table holds one per cell and
-    rule, and a tuple is built several times faster than a frozen dataclass."""
+class Span(Record):
+    """A 1-based line and column in a named file."""
 
     file: str
     line: int
@@ -41,7 +45,7 @@ class Span(NamedTuple):
         return f"{visible(self.file)}:{self.line}:{self.column}"
 
 
-class Related(NamedTuple):
+class Related(Record):
     """Another place a finding is about: what is there (a rule, an invariant), its id
     when it has one, and where."""
 
@@ -54,8 +58,7 @@ class Related(NamedTuple):
         return self.what if self.name is None else f"{self.what} '{self.name}'"
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One finding: its code's entry, where it is, and what it is about.
 
     `facts` are what the finding is about, in full (the region, the value and what was
@@ -68,16 +71,22 @@ class Diagnostic:
 
     entry: Code
     severity: Severity
-    span: Span | None = None
-    facts: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    span: Span | None
+    facts: Mapping[str, Any]
     rules: tuple[str, ...] = ()
-    witness: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
-    related: tuple[Related, ...] = field(default=(), hash=False, compare=False)
+    witness: Mapping[str, Any] | None = None
+    related: tuple[Related, ...] = ()
 
-    def __post_init__(self) -> None:
-        _, needed = reads(self._wording)
-        if not needed <= self.facts.keys():
-            raise ValueError(f"a {self.code!r} finding needs the facts {sorted(needed - self.facts.keys())}")
+    def __eq__(self, other: object) -> bool:
+        """The same code, severity, place, facts and rules (the witness and the places it
+        names besides are how it is shown, not what it is)."""
+        return isinstance(other, Diagnostic) and self[:5] == other[:5]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((self.entry, self.severity, self.span, self.rules))  # not the facts: a dict
 
     @property
     def _wording(self) -> Wording:
@@ -159,18 +168,26 @@ class Diagnostic:
 
 def error(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
           related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.ERROR, span, facts, rules, witness, related)
+    return _made(Diagnostic(code, Severity.ERROR, span, facts, rules, witness, related))
 
 
 def warning(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (),
             witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = (),
             **facts: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.WARNING, span, facts, rules, witness, related)
+    return _made(Diagnostic(code, Severity.WARNING, span, facts, rules, witness, related))
 
 
 def note(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
          related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
-    return Diagnostic(code, Severity.NOTE, span, facts, rules, witness, related)
+    return _made(Diagnostic(code, Severity.NOTE, span, facts, rules, witness, related))
+
+
+def _made(finding: Diagnostic) -> Diagnostic:
+    """`finding`, when it has every fact its code's words read (and a variant its code has)."""
+    _, needed = reads(finding._wording)
+    if not needed <= finding.facts.keys():
+        raise ValueError(f"a {finding.code!r} finding needs the facts {sorted(needed - finding.facts.keys())}")
+    return finding
 
 
 def suggest(word: Any, choices: Any) -> Any:

@@ -6,15 +6,17 @@ answer still depends on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
 
+from .record import Record
 from .model import Table
 from .partition import Branch, Budget, Leaf, Node, bits, postorder, split
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
-@dataclass(frozen=True)
-class Decision:
+
+class Decision(Record):
     """What the table decided and which rule decided it."""
 
     output: str

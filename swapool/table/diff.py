@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
 
+from .record import Record
 from .partition import Budget, Cube, bits, first_hits, intersect, is_empty, merge_regions
 from .model import Input, Table, describe_region
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class Verdict:
+
+class Verdict(Record):
     """How one table decides a region: an output and rule, or the value is outside its domain."""
 
     output: str | None
@@ -27,15 +29,13 @@ UNDECIDED = Verdict(None, None)
 GAP = Verdict(None, None, gap=True)
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Record):
     region: Cube
     old: Verdict
     new: Verdict
 
 
-@dataclass(frozen=True)
-class Diff:
+class Diff(Record):
     inputs: tuple[Input, ...]  # the union of both tables' domains, in NEW's order
     changes: tuple[Change, ...]
 

@@ -3,10 +3,13 @@ finding proposes to paste, and a mutant's rule."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from .cells import form_for, write_cell
 from .model import Cell, CellForm, Input, Rule, Table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def cell_data(inp: Input, cell: Cell) -> Any:

@@ -13,17 +13,19 @@ finding names its code and location there.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Mapping
 
+from .record import Record
 from .codes import IMPORT, Import
 from .diagnostics import Diagnostic, Related, Span, Suggestions, error
 from .schema import check_schema
 from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
-@dataclass(frozen=True)
-class Imports:
+
+class Imports(Record):
     """The documents that `from:` inputs name, by input name, and what the load needs to know."""
 
     documents: Mapping[str, Document]

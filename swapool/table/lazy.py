@@ -4,7 +4,10 @@ the CLI pay only for what they touch."""
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 
 def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, Any]

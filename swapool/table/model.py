@@ -6,16 +6,18 @@ works on small integers.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
-from dataclasses import dataclass
-from typing import Any
 
+from .record import Record
 from .diagnostics import Span, format_value
 from .text import describe_terms
 
-Value = Any  # str, or bool for `type: bool` inputs
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Value = Any  # str, or bool for `type: bool` inputs
 
 OUTPUT = "output"  # the key that names the output in an invariant's condition
 
@@ -45,8 +47,7 @@ class CellForm(enum.Enum):
     SET = "set"          # {in: name}: the members of named value sets of the input
 
 
-@dataclass(frozen=True)
-class Input:
+class Input(Record):
     name: str
     values: tuple[Value, ...]
     is_bool: bool
@@ -56,8 +57,18 @@ class Input:
     wildcard: bool = False
     sets: tuple[tuple[str, int], ...] = ()  # named value sets: name -> mask, in declared order
     imported_from: str | None = None        # the table file the values were taken from
-    #: where each value is first written (in `imported_from` for an imported input)
-    value_spans: tuple[Span, ...] = dataclasses.field(default=(), compare=False, repr=False)
+    #: where each value is first written (in `imported_from` for an imported input): not part
+    #: of what the input is (equality, hash)
+    value_spans: tuple[Span, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Input) and self[:-1] == other[:-1]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:-1])
 
     @property
     def full(self) -> int:
@@ -83,15 +94,13 @@ class Input:
         return tuple(v for i, v in enumerate(self.values) if mask >> i & 1)
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(Record):
     values: tuple[str, ...]
     span: Span
     description: str | None = None
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(Record):
     """One input's condition in a rule: the values it matches and how it was written."""
 
     mask: int
@@ -101,10 +110,9 @@ class Cell:
     sets: tuple[str, ...] = ()  # the value sets an `{in: ...}` cell names
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record):
     id: str
-    index: int
+    index: int  # type: ignore[assignment]  # a field, as tuple's index() is a method
     cells: tuple[Cell, ...]  # one per input, in input order
     then: str
     span: Span
@@ -115,9 +123,8 @@ class Rule:
         return tuple(c.mask for c in self.cells)
 
 
-@dataclass(frozen=True)
-class Case:
-    index: int
+class Case(Record):
+    index: int  # type: ignore[assignment]  # a field, as tuple's index() is a method
     region: tuple[int, ...]  # an omitted input means any of its values
     expect: str
     span: Span
@@ -132,8 +139,7 @@ class Case:
         return self.region[k] if inp.name in self.given else 0
 
 
-@dataclass(frozen=True)
-class Invariant:
+class Invariant(Record):
     id: str
     if_region: tuple[int, ...]
     if_outputs: frozenset[str]
@@ -143,8 +149,7 @@ class Invariant:
     why: str | None = None
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Record):
     file: str
     digest: str
     format: int
@@ -207,13 +212,13 @@ class Table:
             return seq[:k] + seq[k + 1:]
 
         kept = [r for r in self.rules if r.cells[k].mask & bit]
-        rules = tuple(dataclasses.replace(r, index=i, cells=drop(r.cells)) for i, r in enumerate(kept))
-        cases = tuple(dataclasses.replace(c, region=drop(c.region), sets=drop(c.sets) if c.sets else ())
+        rules = tuple(r._replace(index=i, cells=drop(r.cells)) for i, r in enumerate(kept))
+        cases = tuple(c._replace(region=drop(c.region), sets=drop(c.sets) if c.sets else ())
                       for c in self.cases if c.region[k] & bit)
-        invariants = tuple(dataclasses.replace(v, if_region=drop(v.if_region), then_region=drop(v.then_region))
+        invariants = tuple(v._replace(if_region=drop(v.if_region), then_region=drop(v.then_region))
                            for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
-        return dataclasses.replace(self, file=f"{self.file}[{name}={format_value(value)}]",
-                                   inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
+        return self._replace(file=f"{self.file}[{name}={format_value(value)}]",
+                             inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
 
 
 def lowest_bit(mask: int) -> int:

@@ -8,10 +8,8 @@ by adding a case or an invariant, never by weakening the mutations.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any, Iterator
 
+from .record import Record
 from .analysis import Contract, analyse
 from .partition import Budget
 from .cells import form_for, make_cell
@@ -20,17 +18,19 @@ from .diff import diff_tables
 from .emit import rule_data
 from .model import CellForm, Rule, Table
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
-@dataclass(frozen=True)
-class Mutant:
+
+class Mutant(Record):
     description: str
     table: Table
     rule: Rule | None = None  # the edited rule, when the edit is to a rule
     span: Span | None = None  # where the edit is: the rule or case it changes
 
 
-@dataclass(frozen=True)
-class Survivor:
+class Survivor(Record):
     description: str
     rule: dict[str, Any] | None  # the edited rule as table data
     span: Span | None = None
@@ -52,8 +52,7 @@ def killing_case(table: Table, mutant: Table) -> dict[str, Any] | None:
     return None
 
 
-@dataclass(frozen=True)
-class MutationReport:
+class MutationReport(Record):
     total: int  # the mutants judged
     killed: int
     survivors: tuple[Survivor, ...]
@@ -79,7 +78,7 @@ def _with_rule(table: Table, index: int, rule: Rule | None) -> Table:
         del rules[index]
     else:
         rules[index] = rule
-    return dataclasses.replace(table, rules=tuple(dataclasses.replace(r, index=i) for i, r in enumerate(rules)))
+    return table._replace(rules=tuple(r._replace(index=i) for i, r in enumerate(rules)))
 
 
 def mutants(table: Table) -> Iterator[Mutant]:
@@ -89,7 +88,7 @@ def mutants(table: Table) -> Iterator[Mutant]:
     for i, rule in enumerate(table.rules):
         for out in outputs:
             if out != rule.then:
-                edited = dataclasses.replace(rule, then=out)
+                edited = rule._replace(then=out)
                 yield Mutant(f"rule '{rule.id}': then {rule.then} -> {out}", _with_rule(table, i, edited), edited,
                              rule.span)
         yield Mutant(f"rule '{rule.id}' removed", _with_rule(table, i, None), span=rule.span)
@@ -113,14 +112,14 @@ def mutants(table: Table) -> Iterator[Mutant]:
                 elif form is not CellForm.NOT:
                     form = form_for(bin(mask).count("1"))
                 cells = rule.cells[:j] + (make_cell(inp, form, mask, cell.span),) + rule.cells[j + 1:]
-                edited = dataclasses.replace(rule, cells=cells)
+                edited = rule._replace(cells=cells)
                 yield Mutant(f"rule '{rule.id}': {inp.name} {label}", _with_rule(table, i, edited), edited,
                              cell.span or rule.span)
     for k, case in enumerate(table.cases):
         for out in outputs:
             if out != case.expect:
-                cases = table.cases[:k] + (dataclasses.replace(case, expect=out),) + table.cases[k + 1:]
-                yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", dataclasses.replace(table, cases=cases),
+                cases = table.cases[:k] + (case._replace(expect=out),) + table.cases[k + 1:]
+                yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", table._replace(cases=cases),
                              span=case.span)
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import bisect
 import functools
-from dataclasses import dataclass, field
-from typing import Iterator, Sequence, Union
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator, Sequence
 
 Cube = tuple[int, ...]
 
@@ -24,6 +26,7 @@ Cube = tuple[int, ...]
 #: one step per rule alive at it and per rule it hands to a child (what building it
 #: reads and keeps in memory), each reported pair of overlapping rules one step.
 DEFAULT_BUDGET = 2_000_000
+from .record import Record
 
 
 class BudgetExceeded(Exception):
@@ -35,10 +38,15 @@ class BudgetExceeded(Exception):
         self.what = what
 
 
-@dataclass
 class Budget:
-    limit: int = DEFAULT_BUDGET
-    used: int = 0
+    """The steps an analysis may take, and those it has taken."""
+
+    def __init__(self, limit: int = DEFAULT_BUDGET, used: int = 0):
+        self.limit = limit
+        self.used = used
+
+    def __repr__(self) -> str:
+        return f"Budget(limit={self.limit}, used={self.used})"
 
     def spend(self, amount: int = 1, what: str = "splitting the input space") -> None:
         self.used += amount
@@ -46,22 +54,27 @@ class Budget:
             raise BudgetExceeded(self.limit, what)
 
 
-@dataclass(frozen=True, eq=False)
 class Leaf:
-    """Every point below has `matched` as its first matching rules (indices, table order)."""
+    """Every point below has `matched` as its first matching rules (indices, table order).
+    A DAG node is itself (compared by identity), never changed once built."""
 
-    matched: tuple[int, ...]
+    __slots__ = ("matched",)
+
+    def __init__(self, matched: tuple[int, ...]):
+        self.matched = matched
 
 
-@dataclass(frozen=True, eq=False)
 class Branch:
     """Read input `level`; `arms` pairs a value mask with the sub-DAG for those values."""
 
-    level: int
-    arms: tuple[tuple[int, "Node"], ...]
+    __slots__ = ("level", "arms")
+
+    def __init__(self, level: int, arms: tuple[tuple[int, Node], ...]):
+        self.level = level
+        self.arms = arms
 
 
-Node = Union[Leaf, Branch]
+Node = Leaf | Branch
 
 
 @functools.lru_cache(maxsize=4096)
@@ -312,12 +325,11 @@ def postorder(root: Node, done: "set[int] | None" = None) -> Iterator[Node]:
         stack.extend((child, False) for _, child in nd.arms if id(child) not in done)
 
 
-@dataclass(frozen=True)
-class Overlaps:
+class Overlaps(Record):
     """For each rule, how many earlier rules decide some input with it, and the first few."""
 
-    earliest: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    count: dict[int, int] = field(default_factory=dict)
+    earliest: dict[int, tuple[int, ...]]
+    count: dict[int, int]  # type: ignore[assignment]  # a field, as tuple's count() is a method
 
 
 def overlaps(cubes: Sequence[Cube], region: Cube, budget: Budget, show: int = 8) -> Overlaps:
@@ -359,7 +371,7 @@ def overlaps(cubes: Sequence[Cube], region: Cube, budget: Budget, show: int = 8)
     for a, b in pairs:
         partners[a].append(b)
         partners[b].append(a)
-    result = Overlaps()
+    result = Overlaps({}, {})
     for rep in reps:
         for b in members_of[rep]:
             earlier: list[int] = []

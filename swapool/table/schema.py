@@ -9,17 +9,17 @@ for every violation with its structured fields (`validator`, `validator_value`,
 from __future__ import annotations
 
 import functools
-from typing import Any
 
-from typing import TYPE_CHECKING
-
-from .generated import schema_check
 from .cells import ANY_CELL
 from .codes import SCHEMA, Schema
 from .diagnostics import Diagnostic, error, suggest
+from .generated import schema_check
 from .source import Document
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import jsonschema
 
 _YAML_TYPE = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer",

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
-from typing import Any
 
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.events import CollectionStartEvent, CollectionEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .record import Record
 from .codes import IO, SCHEMA, YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_KEY_TYPE, YAML_SYNTAX, YAML_TAG, Io, Schema, Tag, Yaml
 from .diagnostics import Diagnostic, Span, error
 from .text import plain_tag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
 MAX_BYTES = 1 << 20
@@ -38,12 +40,13 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIGHT_COLON = frozenset(":" + c for c in ",[]{}")
 #: The non-specific tag `!` (after an anchor, perhaps): a string, though the pure-Python
 #: parser resolves an empty one to null.
-_NON_SPECIFIC = re.compile(r"(?:&\S+\s+)?!(?!\S)")
-_ALIAS_OR_ANCHOR = re.compile(r"[&*]([^\s,\[\]{}]+)")
+_NON_SPECIFIC = r"(?:&\S+\s+)?!(?!\S)"
+_ALIAS_OR_ANCHOR = r"[&*]([^\s,\[\]{}]+)"
 
-#: A lone surrogate, and the double-quoted escape that writes one (`\ud800`, `\U0000DFFF`).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: The double-quoted escape that writes a lone surrogate (`\ud800`, `\U0000DFFF`). (Patterns
+#: are compiled on first use, by re's cache: most are for errors, and a compile at import costs
+#: a pre-commit hook ~0.2 ms each.)
+_SURROGATE_ESCAPE = r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}"
 
 _YAML = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_YAML + t for t in ("str", "int", "bool", "null", "float", "seq", "map")}
@@ -57,8 +60,7 @@ _CONSTRUCTOR = SafeConstructor()
 Path_ = tuple  # a path into the data: mapping keys and sequence indices
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Record):
     """Plain data (dicts, lists, scalars) plus PyYAML's node graph it was built from: a
     position is read from the nodes only when a finding asks for one, so a valid table
     never pays for the positions it does not report. A value repeated by an alias is
@@ -107,11 +109,20 @@ class Document:
 
 def digest_of(raw: bytes) -> str:
     """The content digest that names a table in logs, caches and rank agreement."""
-    return hashlib.sha256(raw).hexdigest()
+    return _sha256(raw).hexdigest()
+
+
+try:  # the interpreter's own SHA-256 (the same digest): hashlib's import loads OpenSSL, ~3 ms of
+    from _sha2 import sha256 as _sha256  # a pre-commit hook, for a table of a few kilobytes
+except ImportError:  # CPython before 3.12, another interpreter
+    try:
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:
+        from hashlib import sha256 as _sha256  # type: ignore[assignment]
 
 
 #: A path naming a descriptor this process already holds (bash's process substitution).
-_INHERITED = re.compile(r"/(?:dev|proc/self)/fd/[0-9]+|/dev/stdin")
+_INHERITED = r"/(?:dev|proc/self)/fd/[0-9]+|/dev/stdin"
 
 
 def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[bytes | None, list[Diagnostic]]:
@@ -139,7 +150,7 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
-        if stat.S_ISFIFO(info.st_mode) and _INHERITED.fullmatch(os.fspath(path)):
+        if stat.S_ISFIFO(info.st_mode) and re.fullmatch(_INHERITED, os.fspath(path)):
             os.set_blocking(fd, True)  # a pipe this process holds open (`<(git show ...)`): its writer is there
         elif not stat.S_ISREG(info.st_mode):
             return None, [error(IO, Span(name, 1, 1), problem=Io.NOT_REGULAR, file=name)]
@@ -188,7 +199,9 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return None, [error(IO, Span(file, 1, 1), problem=Io.UTF_16)]
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8")
+        if text.startswith("\ufeff"):  # a leading byte-order mark, as utf-8-sig reads it (without its import)
+            text = text[1:]
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -222,6 +235,19 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
 
 def _compose(text: str) -> Node | None:
     loader = _LOADER(text)  # PyYAML's own reader checks the characters here
+    tags: dict[tuple, str] = {}
+    resolve = loader.resolve
+
+    def resolved(kind: type, value: str | None, implicit: Any) -> str:
+        """A node's tag, each distinct scalar's found once: PyYAML tries its regular
+        expressions on every plain scalar, and a table repeats its values in every rule."""
+        key = (kind, value, implicit)
+        tag = tags.get(key)
+        if tag is None:
+            tag = tags[key] = resolve(kind, value, implicit)
+        return tag
+
+    loader.resolve = resolved  # type: ignore[method-assign]
     try:
         return loader.get_single_node()
     finally:
@@ -254,17 +280,17 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
     at = where.text[mark.index:mark.index + 1] if mark else ""
     if mark and problem.startswith(("found undefined alias", "found duplicate anchor")):
         # libyaml's composer leaves the name out; one wording whatever the build
-        name = _ALIAS_OR_ANCHOR.match(where.text, mark.index)
+        name = re.compile(_ALIAS_OR_ANCHOR).match(where.text, mark.index)
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
     if mark and problem.startswith("found invalid Unicode character escape code") and \
-            _SURROGATE_ESCAPE.match(where.text, mark.index - 2):
+            re.compile(_SURROGATE_ESCAPE).match(where.text, mark.index - 2):
         return error(YAML_SYNTAX, span, problem=Yaml.SURROGATE)  # as the pure-Python parser's is worded
-    indents = _indents(where.text, mark.line) if mark and _INDENTATION.search(problem) else {}
+    indents = _indents(where.text, mark.line) if mark and re.search(_INDENTATION, problem) else {}
     return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at, **indents)
 
 
 #: PyYAML's words for a block that ends or continues where the indentation says it does not.
-_INDENTATION = re.compile(r"expected key|expected '-' indicator|expected <block end>|mapping values are not allowed")
+_INDENTATION = r"expected key|expected '-' indicator|expected <block end>|mapping values are not allowed"
 
 
 def _indents(text: str, line: int) -> dict[str, Any]:
@@ -288,20 +314,19 @@ def _indents(text: str, line: int) -> dict[str, Any]:
 def editor_lines(text: str) -> list[str]:
     """`text`'s lines as an editor numbers them (and as every span here counts them): broken
     at CR, LF and CRLF only, not at U+0085, U+2028 or U+2029 as `str.splitlines` does."""
-    return _Lines._BREAKS.split(text)
+    return re.split(_Lines._BREAKS, text)
 
 
 class _Lines:
     """Positions as an editor shows them. YAML also breaks lines at U+0085, U+2028 and
     U+2029, editors do not; only a text holding one of them needs its own line index."""
 
-    _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
-    _BREAKS = re.compile("\r\n|\r|\n")
+    _BREAKS = "\r\n|\r|\n"
 
     def __init__(self, file: str, text: str):
         self.file = file
         self.text = text
-        self.yaml_agrees = not self._ODD_BREAKS.search(text)
+        self.yaml_agrees = not any(c in text for c in "\x85\u2028\u2029")
         self.starts: list[int] = []
 
     def at(self, index: int, line: int | None = None, column: int | None = None) -> Span:
@@ -310,12 +335,21 @@ class _Lines:
         if self.yaml_agrees and line is not None and column is not None:
             return Span(self.file, line + 1, column + 1)
         if not self.starts:
-            self.starts = [0] + [m.end() for m in self._BREAKS.finditer(self.text)]
+            self.starts = [0] + [m.end() for m in re.finditer(self._BREAKS, self.text)]
         row = bisect.bisect_right(self.starts, index) - 1
         return Span(self.file, row + 1, index - self.starts[row] + 1)
 
     def at_mark(self, mark: Any) -> Span:
         return self.at(mark.index, mark.line, mark.column)
+
+
+def _lone_surrogate(value: str) -> bool:
+    """Whether `value` holds a lone surrogate (which UTF-8 cannot encode)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class _Reject(Exception):
@@ -367,7 +401,7 @@ class _Builder:
     def collection(self, node: Node, depth: int, flow: bool) -> Any:
         self.deepest = max(self.deepest, depth + 1 if node.value else depth)  # a child is one deeper
         if id(node) in self.open:
-            anchor = _ALIAS_OR_ANCHOR.search(self.text, node.start_mark.index)
+            anchor = re.compile(_ALIAS_OR_ANCHOR).search(self.text, node.start_mark.index)
             raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.RECURSIVE_ALIAS,
                                 anchor=anchor.group(1) if anchor else "?"))
         self.open.add(id(node))
@@ -395,16 +429,16 @@ class _Builder:
     def scalar(self, node: ScalarNode, flow: bool) -> Any:
         if node.style or flow:
             self.dialect(node, flow)
-        if node.style == '"' and _SURROGATE.search(node.value):
+        if node.style == '"' and _lone_surrogate(node.value):
             # libyaml refuses a \u escape to a lone surrogate while scanning; the pure parser decodes it
-            escape = _SURROGATE_ESCAPE.search(self.text, node.start_mark.index, node.end_mark.index)
+            escape = re.compile(_SURROGATE_ESCAPE).search(self.text, node.start_mark.index, node.end_mark.index)
             at = escape.start() + 2 if escape else node.start_mark.index
             raise _Reject(error(YAML_SYNTAX, self.lines.at(at), problem=Yaml.SURROGATE))
         tag = node.tag
         if tag == _STR:
             return node.value
         if self.text[node.start_mark.index:node.start_mark.index + 1] in ("!", "&") and \
-                _NON_SPECIFIC.match(self.text, node.start_mark.index):
+                re.compile(_NON_SPECIFIC).match(self.text, node.start_mark.index):
             return node.value
         if tag not in _SCALAR_TAGS:
             self.refuse_tag(node, "a scalar")

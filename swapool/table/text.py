@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import functools
 import reprlib
-from typing import Any, Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
 
 
 @functools.lru_cache(maxsize=4096)

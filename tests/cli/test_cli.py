@@ -311,18 +311,22 @@ def test_an_empty_swapool_policy_is_a_usage_error_not_a_traceback(tmp_path, monk
     assert exited.value.code == 2 and "$SWAPOOL_POLICY is set but empty" in capsys.readouterr().err
 
 
-def test_validate_parses_each_file_once(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("relative", [False, True])
+def test_validate_parses_each_file_once(capsys, tmp_path, monkeypatch, relative):
     """Checking swa.yaml checks swa_backends.yaml too (it imports swa.yaml): each file is read
-    three times over (to find the importer, as itself, as an import) but parsed once."""
+    three times over (to find the importer, as itself, as an import) but parsed once, whether
+    named by a relative path (as pre-commit passes it) or an absolute one."""
     import shutil
 
     from swapool.table import source
 
     for name in ("swa.yaml", "swa_backends.yaml"):
         shutil.copy(SHIPPED.parent / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path.parent)
     composed = []
     compose = source._compose
     monkeypatch.setattr(source, "_compose", lambda text: composed.append(text) or compose(text))
-    code, out, _ = run(capsys, "validate", str(tmp_path / "swa.yaml"))
+    code, out, _ = run(capsys, "validate", str(tmp_path.relative_to(tmp_path.parent) / "swa.yaml") if relative
+                       else str(tmp_path / "swa.yaml"))
     assert code == 0 and "2 files checked: valid" in out
     assert len(composed) == 2 and len(set(composed)) == 2

@@ -207,7 +207,7 @@ def test_cache_key_covers_whether_enums_were_imported(write, monkeypatch):
     import swapool.table.enums as enums
     p = write(DRIFTING)
     monkeypatch.setattr(enums, "bound_members", lambda binding: ("swa", "other", "paged"))
-    monkeypatch.setattr(enums.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(enums, "_installed", lambda top: True)
     clear_cache()
     assert load_policy(p, import_enums=False, enum_modules=("enum",)).table.decision == "swa_kv_pool"
     with pytest.raises(PolicyError, match="enum-missing-member"):
@@ -217,14 +217,8 @@ def test_cache_key_covers_whether_enums_were_imported(write, monkeypatch):
 def test_a_load_hashes_the_bytes_once(write, monkeypatch):
     import swapool.table.source as source
     calls = []
-    real = source.hashlib.sha256
-
-    class Counting:
-        @staticmethod
-        def sha256(data):
-            calls.append(len(data))
-            return real(data)
-    monkeypatch.setattr(source, "hashlib", Counting)
+    real = source._sha256
+    monkeypatch.setattr(source, "_sha256", lambda data: calls.append(len(data)) or real(data))
     clear_cache()
     load_policy(write(SHIPPED.read_text()))
     assert len(calls) == 1

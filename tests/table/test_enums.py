@@ -132,3 +132,26 @@ def test_a_value_that_is_not_a_member_is_reported_where_it_is_written(engine_enu
     d = only(run_check(text), "enum-extra-value")
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "z]" in ln)
     assert (d.span.line, d.span.column) == (line, text.splitlines()[line - 1].index("z]") + 1)
+
+
+def test_whether_an_engine_is_installed_is_asked_as_importlib_asks_it(monkeypatch):
+    """`_installed` answers importlib.util.find_spec's question for a top-level name (without
+    its imports), from every finder on sys.meta_path, and imports nothing."""
+    import importlib.util
+    import sys
+
+    from swapool.table import enums
+
+    class Finder:  # as an editable install's finder serves a package from anywhere
+        def find_spec(self, name, path, target=None):
+            return importlib.util.spec_from_loader(name, loader=None) if name == "served_by_a_finder" else None
+
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    monkeypatch.setitem(sys.modules, "blocked_module", None)
+    for name in ("json", "served_by_a_finder", "no_such_module_here", "blocked_module", "swapool"):
+        try:
+            expected = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            expected = False
+        assert enums._installed(name) is expected, name
+    assert "served_by_a_finder" not in sys.modules

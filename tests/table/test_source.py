@@ -400,3 +400,14 @@ def test_an_alias_counts_its_depth_and_values_as_if_written_out():
     assert parse_document("a: &x [[[1]]]\nb: " + "[" * (MAX_DEPTH - 5) + "*x" + "]" * (MAX_DEPTH - 5) + "\n")[0]
     text = "a: &x [" + ", ".join(["v"] * 99) + "]\nb: [" + ", ".join(["*x"] * 3000) + "]\n"
     assert diag(text).code == "yaml-alias-bomb"
+
+
+def test_the_digest_is_sha256_whichever_implementation_computes_it():
+    """digest_of uses the interpreter's own SHA-256 (hashlib's import loads OpenSSL): the same
+    digest, which names a table in logs and in the ranks' agreement."""
+    import hashlib
+
+    from swapool.table.source import digest_of
+
+    for raw in (b"", b"format: 1\n", bytes(range(256)) * 5000):
+        assert digest_of(raw) == hashlib.sha256(raw).hexdigest()
