@@ -74,27 +74,34 @@ def run(args: argparse.Namespace) -> int:
                       f"{', '.join(c.file for c in unreadable)} could not be read as a table")
     partial = say_partial("diff", [c for c in checked if not c.ok])
     try:
-        tables = [c.table or c.partial for c in checked]  # mid-edit: without the rules that failed to build
-        for i, (flag, texts) in enumerate((("--old-set", args.old_set), ("--new-set", args.new_set))):
-            for fact in parse_facts(tables[i], texts, flag).items():
-                tables[i] = tables[i].restricted(*fact)
-        result = diff_tables(*tables)
+        result = diff_tables(*(_restricted(c.table or c.partial, texts, flag)  # mid-edit: without what failed to build
+                               for c, flag, texts in zip(checked, ("--old-set", "--new-set"), (args.old_set, args.new_set))))
     except (IncomparableTables, ValueError) as exc:
         say(f"swapool diff: {exc}", sys.stderr)
         return EXIT_USAGE
-    old, new = names
-    if args.format == "markdown":
+    _say_diff(args.format, result, *names)
+    return EXIT_FINDINGS if result.changes or partial else EXIT_OK
+
+
+def _restricted(table: Any, texts: list[str] | None, flag: str) -> Any:
+    """`table` with each fact of `flag` (`--old-set a=b`) fixed."""
+    for fact in parse_facts(table, texts, flag).items():
+        table = table.restricted(*fact)
+    return table
+
+
+def _say_diff(fmt: str, result: Any, old: str, new: str) -> None:
+    if fmt == "markdown":
         from .pictures import markdown_diff
 
         print(markdown_diff(result, old, new))
-    elif args.format == "json":
+    elif fmt == "json":
         print(to_json({"old": old, "new": new, "equivalent": not result.changes, "changes": [
             {"region": result.describe(c), "witness": result.witness(c),
              "old": {"output": c.old.output, "rule": c.old.rule_id},
              "new": {"output": c.new.output, "rule": c.new.rule_id}} for c in result.changes]}, indent=2))
     else:
         say_changes(result, old, new)
-    return EXIT_FINDINGS if result.changes or partial else EXIT_OK
 
 
 def say_changes(result: Any, old: str, new: str) -> None:

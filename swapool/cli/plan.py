@@ -111,8 +111,7 @@ def runners(args: argparse.Namespace) -> list[tuple[str, bool, list[tuple[str, s
 
 def run(args: argparse.Namespace) -> int:
     from ..swa.integrations.sglang import load_tables
-    from ..swa.integrations.sglang_places import (ALGORITHM_ALIASES, PLACES, TRANSLATOR, VERIFIED_RELEASE,
-                                                  expected_kind, sglang_release)
+    from ..swa.integrations.sglang_places import ALGORITHM_ALIASES, PLACES, TRANSLATOR, expected_kind, sglang_release
     from ..swa.integrations.sglang_plugin import plugin_off
     from ..table.decider import PolicyError
 
@@ -139,7 +138,6 @@ def run(args: argparse.Namespace) -> int:
     other = [p for p in PLACES if release and expected_kind(p, release)[0] != PLACES[p].kind]
     # The translator decides where SWA layers write, not what attention reads: shown, not counted
     diverging = sum(len(p.divergences) for p in plans if p.place != TRANSLATOR)
-    code = EXIT_DIVERGES if diverging else EXIT_OK
     if args.format == "json":
         print(to_json({"attention_backend": args.attention_backend, "draft_attention_backend": args.draft_backend,
                        "speculative_algorithm": args.speculative_algorithm, "speculative_algorithm_given": given,
@@ -150,7 +148,19 @@ def run(args: argparse.Namespace) -> int:
                                    "decisions": [r.json() for r in p.rows],
                                    "divergences": [_divergence_json(d) for d in p.divergences]} for p in plans]},
                       indent=2))
-        return code
+    else:
+        _say_plan(args, given, off, release, other, deployment, plans)
+        if diverging:
+            say(f"{diverging} region(s) where an attention backend decides otherwise than {tables.policy.path} "
+                f"(marked !; the {TRANSLATOR}'s are shown for review and not counted; docs/sglang.md says what each "
+                "means on a GPU)")
+    return EXIT_DIVERGES if diverging else EXIT_OK
+
+
+def _say_plan(args: argparse.Namespace, given: str, off: str | None, release: str | None, other: list[str],
+              deployment: list, plans: list) -> None:
+    from ..swa.integrations.sglang_places import VERIFIED_RELEASE
+
     if given != args.speculative_algorithm:
         say(f"note: sglang turns --speculative-algorithm {given} into {args.speculative_algorithm} before it builds "
             f"any runner; planned as {args.speculative_algorithm} (with a Gemma4 assistant draft model sglang makes "
@@ -167,11 +177,6 @@ def run(args: argparse.Namespace) -> int:
             say(f"  note: {note}")
         for p in (p for p in plans if p.role == role):
             _say_place(p)
-    if diverging:
-        say(f"{diverging} region(s) where an attention backend decides otherwise than {tables.policy.path} "
-            f"(marked !; the {TRANSLATOR}'s are shown for review and not counted; docs/sglang.md says what each "
-            "means on a GPU)")
-    return code
 
 
 def _say_place(p: PlacePlan) -> None:

@@ -96,12 +96,19 @@ def importers(paths: Sequence[str]) -> dict[str, str]:
                 continue
             shown = os.path.relpath(candidate) if not os.path.isabs(paths[0]) else candidate
             doc, _ = parse_document(raw, shown)  # by the name its check reads it under: parsed once
-            inputs = doc.data.get("inputs") if doc is not None and isinstance(doc.data, dict) else None
-            takes = sorted({spec["from"] for spec in inputs.values() if isinstance(spec, dict)
-                            and spec.get("from") in names}) if isinstance(inputs, dict) else []
+            takes = _imported(doc.data if doc is not None else None, names)
             if takes:
                 found[shown] = takes[0]
     return found
+
+
+def _imported(data: Any, names: set[str]) -> list[str]:
+    """Which of the files `names` a table's data takes inputs `from:` (none when it is not a
+    table that parses)."""
+    inputs = data.get("inputs") if isinstance(data, dict) else None
+    if not isinstance(inputs, dict):
+        return []
+    return sorted({spec["from"] for spec in inputs.values() if isinstance(spec, dict) and spec.get("from") in names})
 
 
 def check(args: argparse.Namespace, path: str, *, name: str | None = None, folder: str | None = None) -> Any:

@@ -45,51 +45,74 @@ def run(args: argparse.Namespace) -> int:
     paths += list(also)
     results = [check(args, p) for p in paths]
     diagnostics = [d for r in results for d in r.diagnostics]  # each file's are sorted already
-    if any(d.entry is IO for d in diagnostics):  # a file that cannot be read: usage, not a finding
-        code = EXIT_USAGE
-    elif any(not r.ok for r in results):
-        code = EXIT_FINDINGS
-    elif args.strict and any(d.severity is Severity.WARNING for d in diagnostics):
-        code = EXIT_FINDINGS
+    code = _verdict(results, diagnostics, args.strict)
+    if args.format != "text":
+        shown = [d for r in results for d in r.diagnostics if _fails(d, args.strict)] if args.quiet else diagnostics
+        summary = None
     else:
-        code = EXIT_OK
-    fails = (lambda d: d.is_error or d.severity is Severity.WARNING) if args.strict else (lambda d: d.is_error)
-    shown: list = []
-    held: list = []  # text output: what the analysis found with part of a table left out
-    unshown = 0  # text output: notes of valid tables
-    grouped: list[str] = []  # text output: findings past the first few of a code, counted
-    for r in results:
-        ds = [d for d in r.diagnostics if fails(d)] if args.quiet else list(r.diagnostics)  # -q: what fails
-        if args.format == "text":
-            # the cause first: what follows from an error that left part of the table out comes after
-            # it, or is counted (--verbose shows it), as rustc holds back errors that follow from an earlier one
-            following = [d for d in ds if _follows(d)]
-            ds = [d for d in ds if not _follows(d)]
-            if not args.verbose:  # and a valid table's notes need no action: counted, not shown
-                unshown += sum(r.ok and d.severity is Severity.NOTE for d in ds)
-                ds = [d for d in ds if not (r.ok and d.severity is Severity.NOTE)]
-                held, following = held + following, []
-            ds += following
-            ds, more = _grouped(ds)
-            grouped += [f"{r.file}: {line}" for line in more]
-        shown += ds
-    if args.format == "text" and len(shown) > MAX_SHOWN:  # and in all: output stays bounded by the input
-        left = shown[MAX_SHOWN:]
-        shown = shown[:MAX_SHOWN]
-        grouped.append(f"{len(left)} more finding(s) not shown ({', '.join(sorted({d.code for d in left}))}): "
-                       "--format json lists every one")
-    summary = None if args.quiet and code == EXIT_OK else "\n".join(
-        [f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
-        + grouped
-        + ([f"{len(held)} more finding(s) ({', '.join(sorted({d.code for d in held}))}) were found with the parts "
-            "that failed to build left out; they may go once the errors above are fixed (--verbose shows them)"]
-           if held else [])
-        + [summary_line(diagnostics, len(paths), strict=args.strict, unshown_notes=unshown)])
+        shown, summary = _text(args, results, diagnostics, also, code)
     text = render(args.format, paths, shown, use_color(args.color, sys.stdout), summary,
                   getattr(args, "stdin_filename", None) or "<stdin>")
     if text:
         print(text)
     return code
+
+
+def _verdict(results: list[Any], diagnostics: list[Any], strict: bool) -> int:
+    if any(d.entry is IO for d in diagnostics):  # a file that cannot be read: usage, not a finding
+        return EXIT_USAGE
+    if any(not r.ok for r in results) or strict and any(d.severity is Severity.WARNING for d in diagnostics):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _fails(d: Any, strict: bool) -> bool:
+    return d.is_error or strict and d.severity is Severity.WARNING
+
+
+def _text(args: argparse.Namespace, results: list[Any], diagnostics: list[Any], also: dict[str, str],
+          code: int) -> tuple[list[Any], str | None]:
+    """What text output shows in full, and the lines that close it (counts, the verdict)."""
+    shown: list = []
+    held: list = []  # what the analysis found with part of a table left out
+    unshown = 0  # notes of valid tables
+    grouped: list[str] = []  # findings past the first few of a code, counted
+    for r in results:
+        ds, following, notes = _split(r, args)
+        unshown += notes
+        if not args.verbose:
+            held, following = held + following, []
+        ds, more = _grouped(ds + following)
+        grouped += [f"{r.file}: {line}" for line in more]
+        shown += ds
+    if len(shown) > MAX_SHOWN:  # and in all: output stays bounded by the input
+        left = shown[MAX_SHOWN:]
+        shown = shown[:MAX_SHOWN]
+        grouped.append(f"{len(left)} more finding(s) not shown ({', '.join(sorted({d.code for d in left}))}): "
+                       "--format json lists every one")
+    if args.quiet and code == EXIT_OK:
+        return shown, None
+    if held:
+        grouped.append(f"{len(held)} more finding(s) ({', '.join(sorted({d.code for d in held}))}) were found with "
+                       "the parts that failed to build left out; they may go once the errors above are fixed "
+                       "(--verbose shows them)")
+    return shown, "\n".join([f"{path}: checked too: it takes inputs from {file}" for path, file in also.items()]
+                            + grouped + [summary_line(diagnostics, len(results), strict=args.strict,
+                                                      unshown_notes=unshown)])
+
+
+def _split(r: Any, args: argparse.Namespace) -> tuple[list[Any], list[Any], int]:
+    """One table's findings for text output: those to show, those that follow from an error
+    that left part of the table out (shown after it with --verbose, else counted, as rustc
+    holds back errors that follow from an earlier one), and how many notes of a valid table
+    are counted, not shown (they need no action; --verbose shows them)."""
+    ds = [d for d in r.diagnostics if _fails(d, args.strict)] if args.quiet else list(r.diagnostics)
+    following = [d for d in ds if _follows(d)]
+    ds = [d for d in ds if not _follows(d)]
+    if args.verbose:
+        return ds, following, 0
+    kept = [d for d in ds if not (r.ok and d.severity is Severity.NOTE)]
+    return kept, following, len(ds) - len(kept)
 
 
 def _follows(d: Any) -> bool:

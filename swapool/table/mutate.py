@@ -16,11 +16,11 @@ from .cells import form_for, make_cell
 from .diagnostics import Span, format_value
 from .diff import diff_tables
 from .emit import rule_data
-from .model import CellForm, Rule, Table
+from .model import Cell, CellForm, Input, Rule, Table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterator
+    from typing import Any, Iterator, Sequence
 
 
 class Mutant(Record):
@@ -93,20 +93,7 @@ def mutants(table: Table) -> Iterator[Mutant]:
                              rule.span)
         yield Mutant(f"rule '{rule.id}' removed", _with_rule(table, i, None), span=rule.span)
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
-            named = inp.values_of(cell.named)
-            edits: list[tuple[str, CellForm, int]] = []
-            if cell.form is CellForm.ANY:
-                edits += [(f"'-' -> {format_value(v)}", CellForm.LITERAL, 1 << k) for k, v in enumerate(inp.values)]
-            else:
-                absent = [(k, v) for k, v in enumerate(inp.values) if not cell.named >> k & 1]
-                present = [(k, v) for k, v in enumerate(inp.values) if cell.named >> k & 1]
-                edits += [(f"{_show(named)} - {format_value(v)}", cell.form, cell.named & ~(1 << k))
-                          for k, v in present]
-                edits += [(f"{_show(named)} + {format_value(v)}", cell.form, cell.named | 1 << k)
-                          for k, v in absent]
-                edits += [(f"{_show(named)} {format_value(v)} -> {format_value(w)}", cell.form,
-                           cell.named & ~(1 << k) | 1 << m) for k, v in present for m, w in absent]
-            for label, form, mask in edits:
+            for label, form, mask in _cell_edits(inp, cell):
                 if mask == 0:
                     form = CellForm.ANY  # a cell with nothing left to name is written '-'
                 elif form is not CellForm.NOT:
@@ -121,6 +108,20 @@ def mutants(table: Table) -> Iterator[Mutant]:
                 cases = table.cases[:k] + (case._replace(expect=out),) + table.cases[k + 1:]
                 yield Mutant(f"case {k + 1}: expect {case.expect} -> {out}", table._replace(cases=cases),
                              span=case.span)
+
+
+def _cell_edits(inp: Input, cell: Cell) -> Sequence[tuple[str, CellForm, int]]:
+    """Each single-point edit of a cell, as (its label, the form written, the values it names):
+    '-' narrowed to each value; else each value removed, each value added, each replaced."""
+    if cell.form is CellForm.ANY:
+        return [(f"'-' -> {format_value(v)}", CellForm.LITERAL, 1 << k) for k, v in enumerate(inp.values)]
+    shown = _show(inp.values_of(cell.named))
+    absent = [(k, v) for k, v in enumerate(inp.values) if not cell.named >> k & 1]
+    present = [(k, v) for k, v in enumerate(inp.values) if cell.named >> k & 1]
+    return ([(f"{shown} - {format_value(v)}", cell.form, cell.named & ~(1 << k)) for k, v in present]
+            + [(f"{shown} + {format_value(v)}", cell.form, cell.named | 1 << k) for k, v in absent]
+            + [(f"{shown} {format_value(v)} -> {format_value(w)}", cell.form, cell.named & ~(1 << k) | 1 << m)
+               for k, v in present for m, w in absent])
 
 
 #: The most mutants one run analyses: each is a whole analysis, and replacing one value by

@@ -18,9 +18,11 @@ from .source import Document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
     import jsonschema
+
+_SAME: Any = object()  # a fact left as jsonschema gives it
 
 _YAML_TYPE = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer",
               float: "number", type(None): "null"}
@@ -111,58 +113,94 @@ def _yaml_type(json_type: Any) -> str:
     return _JSON_TO_YAML.get(str(json_type), str(json_type))
 
 
+class _Violation:
+    """One jsonschema error as the facts a finding states: where, the keyword, what the
+    schema expected and what the table has."""
+
+    def __init__(self, doc: Document, err: jsonschema.ValidationError):
+        self.doc, self.err = doc, err
+        self.path = tuple(err.absolute_path)
+        self.keyword = str(err.validator)
+        self.schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
+        self.expected: Any = err.validator_value
+        self.got: Any = err.instance
+
+    def finding(self, problem: Schema, *, at: Any = None, want: Any = _SAME, have: Any = _SAME,
+                **facts: Any) -> Diagnostic:
+        return error(SCHEMA, at or self.doc.span(self.path), problem=problem,
+                     expected=self.expected if want is _SAME else want, got=self.got if have is _SAME else have,
+                     keyword=self.keyword, **_place(self.doc, self.path), **facts)
+
+
 def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic:
-    path = tuple(err.absolute_path)
-    keyword = str(err.validator)
-    schema: Any = err.schema  # jsonschema types these loosely (they may be "unset")
-    expected: Any = err.validator_value
-    got: Any = err.instance
-    span = doc.span(path)
+    """The finding of one jsonschema error: its keyword's reading, else `other`."""
+    v = _Violation(doc, err)
+    read = _BY_KEYWORD.get(v.keyword)
+    return (read(v) if read else None) or v.finding(Schema.OTHER, detail=err.message)
 
-    def found(problem: Schema, *, at: Any = None, want: Any = expected, have: Any = got, **facts: Any) -> Diagnostic:
-        return error(SCHEMA, at or span, problem=problem, expected=want, got=have, keyword=keyword,
-                     **_place(doc, path), **facts)
 
-    if keyword == "additionalProperties" and isinstance(got, dict):
-        allowed = list(schema.get("properties", {}))
-        extra = [k for k in got if k not in allowed]
-        if extra and allowed:
-            typo = _typo(err)
-            return found(Schema.UNKNOWN_KEY, at=doc.key_span(path + (extra[0],)), want=allowed, have=extra[0],
-                         suggestion=typo[1] if typo and typo[0] == extra[0] else None)
-    if keyword == "required" and isinstance(got, dict):
-        missing = [k for k in expected if k not in got]
-        inside = next((k for k, v in got.items() if isinstance(v, dict) and missing[0] in v), None)
-        if inside is not None:  # `then:` indented under `when:`: name it where it is written
-            at = doc.key_span(path + (inside, missing[0]))
-            parent = doc.key_span(path + (inside,))
-            return found(Schema.NESTED_KEY, at=at, want=missing, have=list(got), inside=inside,
-                         column=parent.column if parent else None)
-        return found(Schema.MISSING_KEY, want=missing, have=list(got))
-    if keyword == "type":
-        return found(Schema.TYPE, want=_yaml_type(expected), have=_kind(got), value=got)
-    if keyword == "oneOf" and len(path) == 2 and path[0] == "inputs":
-        return found(Schema.DOMAIN, want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
-                     input=path[1], given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
-    if keyword == "anyOf" and path[-1:] == ("in",):
-        return found(Schema.SET_NAME, want="set name", have=_kind(got), value=got)
-    if keyword == "anyOf":
-        return _cell_error(doc, err, path)
-    if keyword == "propertyNames":
-        return found(Schema.IDENTIFIER, want="identifier")
-    if keyword == "pattern" and isinstance(got, str) and got.strip() != got:
-        return found(Schema.SPACED, want=got.strip())  # 'MEDUSA ' would never equal an engine's name
-    if keyword == "pattern":
-        return found(Schema.PATTERN)
-    if keyword == "const":
-        return found(Schema.CONST)
-    if keyword == "enum":
-        return found(Schema.ENUM, suggestion=suggest(got, expected))
-    if keyword == "not" and got == ANY_CELL:
-        return found(Schema.DASH_VALUE, want="a value name")
-    if keyword in ("minItems", "minProperties", "minLength"):
-        return found(Schema.EMPTY, want=f"{keyword} {expected}")
-    return found(Schema.OTHER, detail=err.message)
+def _unknown_key(v: _Violation) -> Diagnostic | None:
+    if not isinstance(v.got, dict):
+        return None
+    allowed = list(v.schema.get("properties", {}))
+    extra = [k for k in v.got if k not in allowed]
+    if not (extra and allowed):
+        return None
+    typo = _typo(v.err)
+    return v.finding(Schema.UNKNOWN_KEY, at=v.doc.key_span(v.path + (extra[0],)), want=allowed, have=extra[0],
+                     suggestion=typo[1] if typo and typo[0] == extra[0] else None)
+
+
+def _missing_key(v: _Violation) -> Diagnostic | None:
+    if not isinstance(v.got, dict):
+        return None
+    missing = [k for k in v.expected if k not in v.got]
+    inside = next((k for k, value in v.got.items() if isinstance(value, dict) and missing[0] in value), None)
+    if inside is None:
+        return v.finding(Schema.MISSING_KEY, want=missing, have=list(v.got))
+    parent = v.doc.key_span(v.path + (inside,))  # `then:` indented under `when:`: named where it is written
+    return v.finding(Schema.NESTED_KEY, at=v.doc.key_span(v.path + (inside, missing[0])), want=missing,
+                     have=list(v.got), inside=inside, column=parent.column if parent else None)
+
+
+def _one_of(v: _Violation) -> Diagnostic | None:
+    if len(v.path) != 2 or v.path[0] != "inputs":
+        return None
+    got = v.got
+    return v.finding(Schema.DOMAIN, want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
+                     input=v.path[1], given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
+
+
+def _any_of(v: _Violation) -> Diagnostic | None:
+    if v.path[-1:] == ("in",):
+        return v.finding(Schema.SET_NAME, want="set name", have=_kind(v.got), value=v.got)
+    return _cell_error(v.doc, v.err, v.path)
+
+
+def _pattern(v: _Violation) -> Diagnostic | None:
+    if isinstance(v.got, str) and v.got.strip() != v.got:
+        return v.finding(Schema.SPACED, want=v.got.strip())  # 'MEDUSA ' would never equal an engine's name
+    return v.finding(Schema.PATTERN)
+
+
+def _empty(v: _Violation) -> Diagnostic | None:
+    return v.finding(Schema.EMPTY, want=f"{v.keyword} {v.expected}")
+
+
+#: How each JSON Schema keyword's error reads as a finding (None: as `other`).
+_BY_KEYWORD: dict[str, Callable[[_Violation], Diagnostic | None]] = {
+    "additionalProperties": _unknown_key,
+    "required": _missing_key,
+    "type": lambda v: v.finding(Schema.TYPE, want=_yaml_type(v.expected), have=_kind(v.got), value=v.got),
+    "oneOf": _one_of,
+    "anyOf": _any_of,
+    "propertyNames": lambda v: v.finding(Schema.IDENTIFIER, want="identifier"),
+    "pattern": _pattern,
+    "const": lambda v: v.finding(Schema.CONST),
+    "enum": lambda v: v.finding(Schema.ENUM, suggestion=suggest(v.got, v.expected)),
+    "not": lambda v: v.finding(Schema.DASH_VALUE, want="a value name") if v.got == ANY_CELL else None,
+    "minItems": _empty, "minProperties": _empty, "minLength": _empty,
+}
 
 
 def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> Diagnostic:
