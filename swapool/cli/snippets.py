@@ -66,38 +66,10 @@ def token_end(line: str, start: int) -> int:
     one character."""
     if start >= len(line):
         return start + 1
-    first = line[start]
-    if first in "'\"":
-        i = start + 1
-        while i < len(line):
-            if line[i] == "\\" and first == '"':
-                i += 2
-                continue
-            if line[i] == first:
-                if first == "'" and line[i + 1:i + 2] == "'":
-                    i += 2
-                    continue
-                return i + 1
-            i += 1
-        return len(line)
-    if first in "[{":
-        depth, quote, escaped = 0, None, False
-        for i in range(start, len(line)):
-            ch = line[i]
-            if escaped:  # the character after a backslash in a double-quoted string ends nothing
-                escaped = False
-            elif quote:
-                escaped = quote == '"' and ch == "\\"
-                quote = None if ch == quote else quote
-            elif ch in "'\"":
-                quote = ch
-            elif ch in "[{":
-                depth += 1
-            elif ch in "]}":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-        return start + 1
+    if line[start] in "'\"":
+        return _quoted_end(line, start)
+    if line[start] in "[{":
+        return _flow_end(line, start)
     i = start
     while i < len(line):
         ch = line[i]
@@ -106,6 +78,46 @@ def token_end(line: str, start: int) -> int:
         i += 1
     end = len(line[start:i].rstrip()) + start
     return max(end, start + 1)
+
+
+def _quoted_end(line: str, start: int) -> int:
+    """Past the closing quote of the string opened at `start` ('' escapes ' in single
+    quotes, a backslash the next character in double quotes); the line's end if none."""
+    first = line[start]
+    i = start + 1
+    while i < len(line):
+        if line[i] == "\\" and first == '"':
+            i += 2
+            continue
+        if line[i] == first:
+            if first == "'" and line[i + 1:i + 2] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return len(line)
+
+
+def _flow_end(line: str, start: int) -> int:
+    """Past the bracket that closes the [...] or {...} opened at `start` (brackets inside
+    quoted strings do not count); one character if it does not close on this line."""
+    depth, quote, escaped = 0, None, False
+    for i in range(start, len(line)):
+        ch = line[i]
+        if escaped:  # the character after a backslash in a double-quoted string ends nothing
+            escaped = False
+        elif quote:
+            escaped = quote == '"' and ch == "\\"
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return start + 1
 
 
 def snippet(span: Span, sources: Sources, tint: str = "") -> list[str]:

@@ -126,23 +126,30 @@ def measure_coverage(analysis: Analysis, *, with_overlaps: bool = True, with_nee
         if never:
             needed = needed_rules(_without(cubes, never), outputs, region, budget)[1]
         candidates = sorted((p for p in fires if p not in needed), key=order.__getitem__)
-        chosen: list[int] = []
-        own = Budget(budget.limit)
-        try:
-            if len(candidates) > 1 and not _removable_together(first, cubes, outputs, region, own, never,
-                                                               set(candidates)):
-                for p in candidates[:MAX_REDUNDANCY_CHECKS]:
-                    if _removable_together(first, cubes, outputs, region, own, never, {*chosen, p}):
-                        chosen.append(p)
-            else:
-                chosen = candidates
-        except BudgetExceeded:
-            pass  # each rule in `chosen` can go with those before it: still true, and all that is said
-        redundant = [order[p] for p in chosen]
+        redundant = [order[p] for p in _redundant(first, cubes, outputs, region, Budget(budget.limit), never,
+                                                  candidates)]
     gaps = tuple(merge_regions(gap_regions(first, region, budget)))
     pairs = overlaps([r.cube for r in table.rules], region, budget) if with_overlaps else None
     return Coverage(gaps, pairs, frozenset(order[p] for p in fires), frozenset(order[p] for p in needed), first,
                     tuple(redundant))
+
+
+def _redundant(first: Node, cubes: Sequence[Cube], outputs: Sequence[str], region: Cube, own: Budget,
+               never: set[int], candidates: list[int]) -> list[int]:
+    """The candidates (firing rules no decision needs alone) that can all go together: all of
+    them when they can (one check), else each that can go with those taken before it."""
+    if len(candidates) < 2:
+        return candidates
+    chosen: list[int] = []
+    try:
+        if _removable_together(first, cubes, outputs, region, own, never, set(candidates)):
+            return candidates
+        for p in candidates[:MAX_REDUNDANCY_CHECKS]:
+            if _removable_together(first, cubes, outputs, region, own, never, {*chosen, p}):
+                chosen.append(p)
+    except BudgetExceeded:
+        pass  # each rule in `chosen` can go with those before it: still true, and all that is said
+    return chosen
 
 
 def closing_rule(table: Table, region: Cube, number: int) -> dict[str, Any]:
@@ -194,15 +201,7 @@ def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = Non
     decide (first, priority: unreachable; any: redundant) and redundant rules."""
     rules = table.rules
     policy = table.hit_policy
-    found: list[Diagnostic] = []
-    taken = {r.id for r in rules}  # a second round of pasting must not collide with the first
-    numbers = (n for n in itertools.count(1) if f"close-gap-{n}" not in taken)
-    for reg in cov.gaps:
-        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
-                     **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
-        found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
-                           closing=closing_rule(table, reg, next(numbers)),
-                           outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
+    found = gap_findings(table, cov.gaps, forbids)
     conflicts = 0
     if cov.overlaps is not None:
         for later, earlier in sorted(cov.overlaps.earliest.items()):
@@ -225,6 +224,21 @@ def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = Non
     for i in cov.redundant:
         r = rules[i]
         found.append(warning(REDUNDANT_RULE, r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+    return found
+
+
+def gap_findings(table: Table, gaps: Sequence[Cube], forbids: Forbids | None) -> list[Diagnostic]:
+    """A finding per gap, with the rule that closes it and the outputs it may decide (those the
+    decision's contract and the invariants leave)."""
+    found: list[Diagnostic] = []
+    taken = {r.id for r in table.rules}  # a second round of pasting must not collide with the first
+    numbers = (n for n in itertools.count(1) if f"close-gap-{n}" not in taken)
+    for reg in gaps:
+        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
+                     **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
+        found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
+                           closing=closing_rule(table, reg, next(numbers)),
+                           outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
     return found
 
 
@@ -257,7 +271,6 @@ def mergeable_rules(table: Table, cov: Coverage) -> list[Diagnostic]:
     for (j, _, _), hashed in sorted(candidates.items(), key=lambda item: item[0][0]):
         if len(hashed) < 2:
             continue
-        inp = table.inputs[j]
         groups: dict[tuple, list[int]] = {}
         for i in hashed:  # the same hash: the same cells but j, barring a collision
             groups.setdefault(rules[i].cube[:j] + rules[i].cube[j + 1:], []).append(i)
@@ -268,19 +281,26 @@ def mergeable_rules(table: Table, cov: Coverage) -> list[Diagnostic]:
             if len(members) < 2:
                 continue
             taken.update(members)
-            first = rules[members[0]]
-            union = 0
-            for m in members:
-                union |= rules[m].cube[j]
-            merged = rule_data(table, first)
-            written = merged["when"]
-            merged["when"] = {i.name: mask_cell(inp, union) if i is inp else written[i.name]
-                              for i in table.inputs if (union != inp.full if i is inp else i.name in written)}
-            ids = [rules[m].id for m in members]
-            found.append(note(MERGEABLE_RULES, first.span, rules=tuple(ids), related=tuple(
-                Related("rule", rules[m].id, rules[m].span) for m in members[1:]), input=inp.name, merged=merged,
-                then=first.then, ids=ids))
+            found.append(_merge(table, j, members))
     return found
+
+
+def _merge(table: Table, j: int, members: list[int]) -> Diagnostic:
+    """The finding of rules `members` (first first) that differ in input `j` only: the rule
+    that takes their place, cell `j` the union of theirs."""
+    rules, inp = table.rules, table.inputs[j]
+    first = rules[members[0]]
+    union = 0
+    for m in members:
+        union |= rules[m].cube[j]
+    merged = rule_data(table, first)
+    written = merged["when"]
+    merged["when"] = {i.name: mask_cell(inp, union) if i is inp else written[i.name]
+                      for i in table.inputs if (union != inp.full if i is inp else i.name in written)}
+    ids = [rules[m].id for m in members]
+    return note(MERGEABLE_RULES, first.span, rules=tuple(ids), related=tuple(
+        Related("rule", rules[m].id, rules[m].span) for m in members[1:]), input=inp.name, merged=merged,
+        then=first.then, ids=ids)
 
 
 def _movable(table: Table, members: list[int], place: dict[int, int], met: Overlaps | None) -> list[int]:

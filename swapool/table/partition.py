@@ -342,8 +342,31 @@ def overlaps(cubes: Sequence[Cube], region: Cube, budget: Budget, show: int = 8)
     for r, c in enumerate(cubes):
         if all(c[j] & region[j] for j in range(n)):
             classes.setdefault(tuple(c), []).append(r)
-    reps = tuple(members[0] for members in classes.values())
     members_of = {members[0]: members for members in classes.values()}
+    partners: dict[int, list[int]] = {rep: [rep] for rep in members_of}
+    for a, b in _overlapping_pairs(cubes, region, tuple(members_of), budget):
+        partners[a].append(b)
+        partners[b].append(a)
+    result = Overlaps({}, {})
+    for rep, members in members_of.items():
+        for b in members:
+            earlier: list[int] = []
+            total = 0
+            for other in partners[rep]:
+                group = members_of[other]
+                below = bisect.bisect_left(group, b)
+                total += below
+                earlier.extend(group[:min(below, show)])
+            if total:
+                result.count[b] = total
+                result.earliest[b] = tuple(sorted(earlier)[:show])
+    return result
+
+
+def _overlapping_pairs(cubes: Sequence[Cube], region: Cube, reps: tuple[int, ...], budget: Budget
+                       ) -> set[tuple[int, int]]:
+    """The pairs of `reps` that share a point of `region`, found by splitting on one input at
+    a time: a rule whose cube spans every input from this level on meets every rule alive."""
     full_from = _full_from(cubes, region)
     pairs: set[tuple[int, int]] = set()
     seen: set[tuple[int, tuple[int, ...]]] = set()
@@ -364,27 +387,8 @@ def overlaps(cubes: Sequence[Cube], region: Cube, budget: Budget, show: int = 8)
             level += 1
         groups = _refine(cubes, alive, level, region[level])
         budget.spend(sum(map(len, groups)), "pairing overlapping rules")
-        for members in groups:
-            if len(members) >= 2:
-                stack.append((level + 1, members))
-    partners: dict[int, list[int]] = {rep: [rep] for rep in reps}
-    for a, b in pairs:
-        partners[a].append(b)
-        partners[b].append(a)
-    result = Overlaps({}, {})
-    for rep in reps:
-        for b in members_of[rep]:
-            earlier: list[int] = []
-            total = 0
-            for other in partners[rep]:
-                group = members_of[other]
-                below = bisect.bisect_left(group, b)
-                total += below
-                earlier.extend(group[:min(below, show)])
-            if total:
-                result.count[b] = total
-                result.earliest[b] = tuple(sorted(earlier)[:show])
-    return result
+        stack += [(level + 1, members) for members in groups if len(members) >= 2]
+    return pairs
 
 
 def merge_regions(regions: list[Cube]) -> list[Cube]:

@@ -208,27 +208,30 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> 
     (a `{nott: ...}` mapping, a list holding a number): report that error; a cell of
     no form's type gets the list of forms."""
     value = err.instance
+    if isinstance(value, dict) and (len(value) != 1 or any(k not in _CELL_KEYS for k in value)):
+        return _cell_keys_error(doc, value, path)
     if isinstance(value, dict):
-        extra = [k for k in value if k not in _CELL_KEYS]
-        if extra or len(value) != 1:
-            at = extra[0] if extra else list(value)[-1] if value else None
-            problem = Schema.CELL_KEY if extra else Schema.CELL_KEYS if value else Schema.CELL_EMPTY
-            return error(SCHEMA, doc.key_span(path + (at,)) if at else doc.span(path), problem=problem,
-                         expected=list(_CELL_KEYS), got=at, keyword="additionalProperties",
-                         suggestion=suggest(at, list(_CELL_KEYS)) if extra else None, **_place(doc, path))
         (key,) = value  # the branch of that key says what is wrong inside it
         inside = [e for e in err.context if list(e.relative_path)[:1] == [key] or
                   (e.validator == "required" and isinstance(e.instance, dict) and key in e.instance)]
         inside = [e for e in inside if e.relative_path] or inside
-        if inside:
-            return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
     else:
         inside = [e for e in err.context if e.relative_path or e.validator != "type"]
-        if inside:
-            return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
+    if inside:
+        return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
     return error(SCHEMA, doc.span(path), problem=Schema.CELL_FORM,
                  expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"], got=_kind(value),
                  value=value, keyword="anyOf", **_place(doc, path))
+
+
+def _cell_keys_error(doc: Document, value: dict, path: tuple) -> Diagnostic:
+    """A mapping cell that is not one `not:` or `in:`: an unknown key, two keys, or none."""
+    extra = [k for k in value if k not in _CELL_KEYS]
+    at = extra[0] if extra else list(value)[-1] if value else None
+    problem = Schema.CELL_KEY if extra else Schema.CELL_KEYS if value else Schema.CELL_EMPTY
+    return error(SCHEMA, doc.key_span(path + (at,)) if at else doc.span(path), problem=problem,
+                 expected=list(_CELL_KEYS), got=at, keyword="additionalProperties",
+                 suggestion=suggest(at, list(_CELL_KEYS)) if extra else None, **_place(doc, path))
 
 
 _CELL_KEYS = ("not", "in")
