@@ -18,9 +18,8 @@ from ..table.model import Table
 from ..table.source import digest_of, forget_parsed, read_bytes
 from . import distributed
 from .contract import CONTRACTS
-from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, unsupported
+from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, SAFE_WHEN, RunnerFacts, unsupported
 from .paths import table_path
-from .resolver import resolve
 
 log = logging.getLogger("swapool")
 
@@ -34,10 +33,25 @@ class Policy(Decider):
         self._why_not = unsupported(table)
 
     def resolve(self, model_runner: Any, swa_pool_types: tuple[type, ...] = DEFAULT_SWA_POOL_TYPES) -> Any:
-        """The pool whose full -> swa mapping the backend translates through, or None."""
+        """The pool whose full -> swa mapping the backend translates through, or None: the
+        table's decision diagram walked over the runner's facts, read as the walk needs them
+        (in table order) with the place's SWA pool check `swa_pool_types`. An answered pool is
+        one that passed the check on the walk's path (the contract makes every table so at
+        load); a diagram that answered another would be refused here rather than translate
+        through it."""
         if self._why_not is not None:
             raise PolicyError(self._why_not)
-        return resolve(self, model_runner, swa_pool_types)
+        facts = RunnerFacts(model_runner, swa_pool_types)
+        decision = self.answer(facts.read)
+        if decision is None:
+            raise PolicyError(f"{self.path}: no rule decides this model runner; the table has a gap")
+        if decision.output == "none":
+            return None
+        try:
+            return facts.passed[SAFE_WHEN[decision.output]]
+        except KeyError:
+            raise PolicyError(f"{self.path}: rule '{decision.rule_id}' answered '{decision.output}', a pool "
+                              "that did not pass the SWA check") from None
 
     def resolver(self, swa_pool_types: tuple[type, ...]) -> Callable[[Any], Any]:
         """`resolve` with a backend's own pool check built in, shaped as sglang's
@@ -45,11 +59,6 @@ class Policy(Decider):
         def resolve_swa_kv_pool(model_runner: Any) -> Any:
             return self.resolve(model_runner, swa_pool_types)
         return resolve_swa_kv_pool
-
-    def restrict(self, **fixed: Any) -> "Policy":
-        restricted = super().restrict(**fixed)
-        assert isinstance(restricted, Policy)
-        return restricted
 
 
 #: (path, digest of its bytes, enum policy) -> the policy and the (path, digest) of each table it imports

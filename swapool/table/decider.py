@@ -19,7 +19,9 @@ from .partition import Budget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from typing import Any, Callable, Iterable, TypeVar
+
+    _D = TypeVar("_D", bound="Decider")  # restrict() keeps the class: a Policy restricted is a Policy
 
 _ENUM_TYPE = type(enum.Enum)
 NOFACT: Any = object()  # no value of the input
@@ -145,7 +147,7 @@ class Decider:
             raise NoRuleDecides(f"{self.path}: no rule decides {describe_fact(facts)}; the table has a gap")
         return Explanation(decision, self._rules[decision.rule_id], tuple(read))
 
-    def restrict(self, **fixed: Any) -> "Decider":
+    def restrict(self: _D, **fixed: Any) -> _D:
         """The decider of this table with some inputs fixed (e.g. `backend="flashinfer"`)
         and removed. Restricting a valid table keeps it valid."""
         table = self.table
