@@ -10,6 +10,7 @@ import sys
 
 from .._version import __version__
 from ..table.partition import BudgetExceeded
+from ..table.source import parsed_once
 from .reading import add_reading_flags
 from .render import EXIT_FINDINGS, say
 
@@ -123,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = _Output(stdout)
     sys.stdout = out  # type: ignore[assignment]
     try:
-        code = args.func(args)
+        with parsed_once():  # a table read again (as another's import) is not parsed again
+            code = args.func(args)
     except KeyboardInterrupt:
         code = 130
     except BudgetExceeded as exc:  # a table past the analysis budget: a finding, never a traceback

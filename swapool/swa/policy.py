@@ -15,7 +15,7 @@ from .codes import DECISION_KIND, Shape
 from ..table.diagram import Diagram
 from ..table.enums import EnumPolicy, enum_modules_from_env
 from ..table.model import Table
-from ..table.source import digest_of, forget_parsed, read_bytes
+from ..table.source import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
 from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, SAFE_WHEN, RunnerFacts, unsupported
@@ -168,7 +168,6 @@ def clear_cache() -> None:
     with _lock:
         _cache.clear()
         _default = None
-    forget_parsed()
 
 
 def resolve_swa_kv_pool(model_runner: Any, *, policy: Policy | None = None,

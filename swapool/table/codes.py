@@ -44,9 +44,6 @@ class Code(Record):
     def __eq__(self, other: object) -> bool:
         return self is other
 
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
     def __hash__(self) -> int:
         return id(self)
 

@@ -82,9 +82,6 @@ class Diagnostic(Record):
         names besides are how it is shown, not what it is)."""
         return isinstance(other, Diagnostic) and self[:5] == other[:5]
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
     def __hash__(self) -> int:
         return hash((self.entry, self.severity, self.span, self.rules))  # not the facts: a dict
 

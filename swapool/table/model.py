@@ -64,9 +64,6 @@ class Input(Record):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Input) and self[:-1] == other[:-1]
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
     def __hash__(self) -> int:
         return hash(self[:-1])
 

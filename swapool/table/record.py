@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 else:
     class _RecordType(type):
         """Makes each subclass of Record a subclass of a named tuple of its annotated fields,
-        a field's default being the value the class body gives it (defaults last)."""
+        a field's default being the value the class body gives it (defaults last); a class
+        that defines `__eq__` gets the `!=` that negates it."""
 
         def __new__(mcs, name: str, bases: tuple, namespace: dict):
             if not bases:
@@ -25,6 +26,8 @@ else:
                 raise TypeError(f"{name}: a field without a default follows one with a default")
             defaults = [namespace.pop(f) for f in fields[first:]]
             tuple_type = collections.namedtuple(name, fields, defaults=defaults, module=namespace.get("__module__"))
+            if "__eq__" in namespace:  # not tuple's own !=, which compares every field
+                namespace.setdefault("__ne__", object.__ne__)
             return type(name, (tuple_type,), namespace)
 
     class Record(metaclass=_RecordType):

@@ -173,26 +173,36 @@ def parse_document(raw: bytes | str, file: str = "<string>", digest: str | None 
     `digest` is `digest_of(raw)` when the caller has it already."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    known = _PARSED.get((raw, file))
-    if known is not None:
-        return known, []
+    kept = _kept
+    if kept is not None and (raw, file) in kept:
+        return kept[raw, file], []
     doc, found = _parse(raw, file, digest or digest_of(raw))
-    if doc is not None:
-        _PARSED[raw, file] = doc
-        if len(_PARSED) > 4:
-            del _PARSED[next(iter(_PARSED))]
+    if kept is not None and doc is not None:
+        kept[raw, file] = doc
+        if len(kept) > 4:
+            del kept[next(iter(kept))]
     return doc, found
 
 
-#: The last few documents parsed, by their bytes and name: a check of a table reads it again as
-#: the import of a table beside it, and that table first to learn that it imports it; a
-#: Document is never changed once built, so one parse serves every reading.
-_PARSED: dict[tuple[bytes, str], Document] = {}
+class parsed_once:
+    """`with parsed_once():` a document read again inside it (same bytes, same name) is not
+    parsed again: a check of a table reads it again as the import of a table beside it, and
+    that table first to learn that it imports it. The edges that read tables so (a command, a
+    server loading its two tables) say so; nothing is kept past the outermost one (a server
+    holds no node graph), and a Document is never changed once built."""
+
+    def __enter__(self) -> None:
+        global _kept
+        self.outer = _kept
+        _kept = {} if _kept is None else _kept
+
+    def __exit__(self, *exc: object) -> None:
+        global _kept
+        _kept = self.outer
 
 
-def forget_parsed() -> None:
-    """Forget the documents kept (a benchmark timing a parse; a server reloading its tables)."""
-    _PARSED.clear()
+#: The last few documents parsed inside `parsed_once`, by their bytes and name (None outside).
+_kept: dict[tuple[bytes, str], Document] | None = None
 
 
 def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Diagnostic]]:

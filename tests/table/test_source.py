@@ -411,3 +411,35 @@ def test_the_digest_is_sha256_whichever_implementation_computes_it():
 
     for raw in (b"", b"format: 1\n", bytes(range(256)) * 5000):
         assert digest_of(raw) == hashlib.sha256(raw).hexdigest()
+
+
+def test_a_document_is_parsed_once_inside_parsed_once_and_kept_nowhere_after(monkeypatch):
+    """A command or a server's load reads a table again as another's import: inside
+    `parsed_once` the same bytes and name are parsed once; outside it nothing is kept (a
+    server holds no node graph once its tables are loaded)."""
+    from swapool.table import source
+
+    composed = []
+    compose = source._compose
+    monkeypatch.setattr(source, "_compose", lambda text: composed.append(text) or compose(text))
+    text = mini("- {id: r, then: p}\n")
+    with source.parsed_once():
+        first, _ = source.parse_document(text, "t.yaml")
+        with source.parsed_once():
+            assert source.parse_document(text, "t.yaml")[0] is first
+        assert source.parse_document(text, "t.yaml")[0] is first
+        assert source.parse_document(text, "other.yaml")[0] is not first  # another name: its own spans
+    assert len(composed) == 2 and source._kept is None
+    assert source.parse_document(text, "t.yaml")[0] is not first and len(composed) == 3
+
+
+def test_a_record_that_defines_equality_gets_the_inequality_that_negates_it():
+    """tuple's own != compares every field: a Record comparing fewer (an Input, leaving out
+    where its values are written) must not be both == and != another."""
+    from swapool.table.diagnostics import Span
+    from swapool.table.model import Input
+
+    a = Input("a", ("x", "y"), False, Span("f", 1, 1), value_spans=(Span("f", 2, 2),))
+    b = a._replace(value_spans=())
+    assert a == b and not a != b and hash(a) == hash(b)
+    assert a != a._replace(name="c")

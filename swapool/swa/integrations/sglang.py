@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ...table.decider import Explanation, PolicyError
+from ...table.source import parsed_once
 from ..facts import runner_facts
 from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
@@ -234,17 +235,19 @@ class Tables:
 def load_tables(policy: str | None = None, places: str | None = None, **options: Any) -> Tables:
     """Both tables, as a server loads them (`policy`/`places`: paths given as flags, else
     swa/paths.py's rule), or `PolicyError` saying which of them did not load and why.
-    `swapool plan` calls this too, so that a plan and a start never differ on the tables."""
-    try:
-        loaded = load_policy(table_path("policy", policy), **options)
-    except PolicyError as exc:
-        raise PolicyError(f"the SWA pool policy did not load: {exc.headline}", exc.diagnostics) from None
-    try:
-        described = load_policy(table_path("places", places), **options)
-    except PolicyError as exc:
-        raise PolicyError(f"the table of places (what each sglang place decides today, ${ENV_PLACES} or the "
-                          f"shipped policies/swa_backends.yaml) did not load: {exc.headline}",
-                          exc.diagnostics) from None
+    `swapool plan` calls this too, so that a plan and a start never differ on the tables.
+    The policy is parsed once: the table of places imports its inputs."""
+    with parsed_once():
+        try:
+            loaded = load_policy(table_path("policy", policy), **options)
+        except PolicyError as exc:
+            raise PolicyError(f"the SWA pool policy did not load: {exc.headline}", exc.diagnostics) from None
+        try:
+            described = load_policy(table_path("places", places), **options)
+        except PolicyError as exc:
+            raise PolicyError(f"the table of places (what each sglang place decides today, ${ENV_PLACES} or the "
+                              f"shipped policies/swa_backends.yaml) did not load: {exc.headline}",
+                              exc.diagnostics) from None
     return Tables(loaded, described)
 
 
