@@ -39,13 +39,13 @@ def run_codes(args: argparse.Namespace) -> int:
     chosen = [CATALOGUE[args.code]] if args.code else list(CATALOGUE.values())
     tables = examples() if args.code or args.format == "json" else {}
     if args.format == "json":
-        print(to_json([{"name": c.name, "severity": c.severity, "summary": c.summary, "why": c.why,
+        print(to_json([{"name": c.name, "severity": c.severity_text, "summary": c.summary, "why": c.why,
                         "example": c.example, "fix": c.fix, "variants": c.variants,
                         "example_table": tables.get(c.name, {}).get("example"),
                         "fixed_table": tables.get(c.name, {}).get("fixed")} for c in chosen], indent=2))
     elif args.code:
         c = chosen[0]
-        print(f"{c.name} ({c.severity})\n")
+        print(f"{c.name} ({c.severity_text})\n")
         for label, text in (("what", c.summary), ("why", c.why), ("example", c.example), ("fix", c.fix)):
             print(textwrap.fill(text, 88, initial_indent=f"  {label + ':':<9}", subsequent_indent=" " * 11))
         for label, key in (("a table with it", "example"), ("use instead", "fixed")):

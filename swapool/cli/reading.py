@@ -134,7 +134,7 @@ def enum_policy(args: argparse.Namespace) -> Any:
 def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder: str | None) -> Any:
     from ..swa.contract import CONTRACTS
     from ..table.check import Checked, check_bytes, check_path
-    from ..table.codes import IO, Io
+    from ..table.codes.reading import IoClosed, IoTooLarge
     from ..table.diagnostics import Span, error
     from ..table.source import MAX_BYTES
 
@@ -143,10 +143,10 @@ def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder
     stdin_name = getattr(args, "stdin_filename", None)
     name = name or stdin_name or "<stdin>"
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
-        return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.CLOSED, file=name),))
+        return Checked(name, None, (error(IoClosed(file=name), Span(name, 1, 1)),))
     raw = sys.stdin.buffer.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
-        return Checked(name, None, (error(IO, Span(name, 1, 1), problem=Io.TOO_LARGE, file=name, limit=MAX_BYTES),))
+        return Checked(name, None, (error(IoTooLarge(file=name, limit=MAX_BYTES), Span(name, 1, 1)),))
     if folder is None and stdin_name:
         folder = os.path.dirname(stdin_name) or "."
     return check_bytes(raw, name, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)

@@ -64,7 +64,7 @@ def to_json_obj(diagnostic: Diagnostic, sources: Sources | None = None) -> dict[
         "got": diagnostic.got,
         "related": [{"message": other.label, "what": other.what, "name": other.name, "file": other.span.file,
                      "line": other.span.line, "column": other.span.column} for other in diagnostic.related],
-        "facts": {k: v for k, v in diagnostic.facts.items() if k not in _TOP_LEVEL},
+        "facts": {k: v for k, v in diagnostic.fact_values().items() if k not in _TOP_LEVEL},
     }
 
 

@@ -39,7 +39,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], sources: Sources | None = No
                 "physicalLocation": {"artifactLocation": {"uri": _uri(other.span.file)},
                                      "region": _region(other.span, sources)},
             } for k, other in enumerate(d.related)]
-        properties: dict[str, object] = {"facts": dict(d.facts), "rules": list(d.rules)}
+        properties: dict[str, object] = {"facts": d.fact_values(), "rules": list(d.rules)}
         if d.witness:
             properties["witness"] = dict(d.witness)
         result["properties"] = properties

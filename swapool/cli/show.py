@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..table.codes import IO
+from ..table.codes.reading import IO
 from .jsonout import to_json
 from .reading import DEFAULT_TABLE, check, path_or_default
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say

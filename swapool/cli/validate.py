@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..table.codes import IO
+from ..table.codes.reading import IO
 from ..table.diagnostics import Severity
 from ..table.text import shown_list
 from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
@@ -118,7 +118,7 @@ def _split(r: Any, args: argparse.Namespace) -> tuple[list[Any], list[Any], int]
 def _follows(d: Any) -> bool:
     """Found with the rules, cases or invariants that failed to build left out (or the note
     that says so): a finding that may go once the error that left them out is fixed."""
-    return bool(d.facts.get("partial")) or d.code == "analysis-partial"
+    return d.partial or d.code == "analysis-partial"
 
 
 #: Text output shows the first few findings of a code in each file in full, and counts the rest

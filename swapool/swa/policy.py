@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from ..table.check import Checked, check_bytes, check_path
 from ..table.decider import Decider, PolicyError
 from ..table.diagnostics import Diagnostic, error
-from .codes import DECISION_KIND, Shape
+from .codes import DecisionKindLoads
 from ..table.diagram import Diagram
 from ..table.enums import EnumPolicy, enum_modules_from_env
 from ..table.model import Table
@@ -123,8 +123,8 @@ def _load_local(path: str | bytes | os.PathLike | None, enums: EnumPolicy) -> Po
     checked = check_bytes(raw, shown, digest=digest, enums=enums, contracts=CONTRACTS, folder=Path(path).parent)
     findings = checked.diagnostics
     if checked.table is not None and checked.table.decision != DECISION:
-        findings += (error(DECISION_KIND, checked.table.decision_span, problem=Shape.LOADS, expected=DECISION,
-                           got=checked.table.decision),)
+        findings += (error(DecisionKindLoads(expected=DECISION, got=checked.table.decision),
+                           checked.table.decision_span),)
     errors = [d for d in findings if d.is_error]
     if checked.table is None or errors:
         raise PolicyError(f"policy {shown} is invalid ({len(errors)} error(s)); the server must not "

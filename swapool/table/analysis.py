@@ -8,13 +8,15 @@ import functools
 import itertools
 import operator
 
-from .codes import (ANALYSIS_BUDGET, CASE_FAILED, GAP, INVARIANT, MERGEABLE_RULES, OVERLAP, REDUNDANT_RULE,
-                    UNREACHABLE_RULE, Hiding, Over, Overlap, Redundant)
+from .codes.analysis import (AnalysisBudgetSteps, BrokenInvariant, CaseFailed, Gap, MergeableRules, OverlapConflict,
+                             OverlapShared, RedundantRuleLater, RedundantRuleOthers, UnreachableRuleFirst,
+                             UnreachableRulePriority)
 from .diagnostics import Diagnostic, Related, error, note, warning
 from .emit import mask_cell, rule_data
 from .lints import lint_cells, off_case_values, uncased_values
 from .model import HitPolicy, Invariant, Rule, Table, lowest_bit
-from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect, is_empty,
+from .partition import (Budget, BudgetExceeded, Cube, Leaf, Node, Overlaps, first_hits, gap_regions, intersect,
+                        is_empty,
                         merge_regions, needed_rules, overlaps, reachable, split)
 from .record import Record
 
@@ -48,7 +50,7 @@ class Analysis:
             yield reg, None if p is None else order[p]
 
     def out_of_budget(self, exc: BudgetExceeded) -> Diagnostic:
-        return error(ANALYSIS_BUDGET, self.table.rules_span, problem=Over.STEPS, what=exc.what, limit=exc.limit)
+        return error(AnalysisBudgetSteps(what=exc.what, limit=exc.limit), self.table.rules_span)
 
 
 #: What a decision's contract forbids a rule deciding all of a region: output -> why.
@@ -212,19 +214,20 @@ def coverage_findings(table: Table, cov: Coverage, forbids: Forbids | None = Non
             found += made
     if policy is HitPolicy.UNIQUE or conflicts:  # under any, the conflicts first: no rule is redundant yet
         return found
-    variant = Redundant.LATER if policy is HitPolicy.FIRST else Redundant.OTHERS
+    redundant = RedundantRuleLater if policy is HitPolicy.FIRST else RedundantRuleOthers
+    unreachable = UnreachableRuleFirst if policy is HitPolicy.FIRST else UnreachableRulePriority
     for r in rules:
         if is_empty(r.cube) or r.index in cov.fires:
             continue
         if policy.ordered:
             hiders = [rules[h].id for h in _hiders(table, r)]
-            found.append(error(UNREACHABLE_RULE, r.span, rules=(r.id, *hiders), witness=table.point(r.cube),
-                               problem=Hiding(policy.value), rule=r.id, hiders=hiders))
+            found.append(error(unreachable(rule=r.id, hiders=hiders), r.span, rules=(r.id, *hiders),
+                               witness=table.point(r.cube)))
         else:
-            found.append(warning(REDUNDANT_RULE, r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+            found.append(warning(redundant(rule=r.id, then=r.then), r.span, rules=(r.id,)))
     for i in cov.redundant:
         r = rules[i]
-        found.append(warning(REDUNDANT_RULE, r.span, rules=(r.id,), problem=variant, rule=r.id, then=r.then))
+        found.append(warning(redundant(rule=r.id, then=r.then), r.span, rules=(r.id,)))
     return found
 
 
@@ -235,11 +238,12 @@ def gap_findings(table: Table, gaps: Sequence[Cube], forbids: Forbids | None) ->
     taken = {r.id for r in table.rules}  # a second round of pasting must not collide with the first
     numbers = (n for n in itertools.count(1) if f"close-gap-{n}" not in taken)
     for reg in gaps:
-        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table, reg) if forbids else {}).items()},
+        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table,
+                                                                                    reg) if forbids else {}).items()},
                      **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
-        found.append(error(GAP, table.rules_span, witness=table.point(reg), region=table.terms(reg),
-                           closing=closing_rule(table, reg, next(numbers)),
-                           outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden))
+        found.append(error(Gap(region=table.terms(reg), closing=closing_rule(table, reg, next(numbers)),
+                               outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden),
+                           table.rules_span, witness=table.point(reg)))
     return found
 
 
@@ -299,9 +303,9 @@ def _merge(table: Table, j: int, members: list[int]) -> Diagnostic:
     merged["when"] = {i.name: mask_cell(inp, union) if i is inp else written[i.name]
                       for i in table.inputs if (union != inp.full if i is inp else i.name in written)}
     ids = [rules[m].id for m in members]
-    return note(MERGEABLE_RULES, first.span, rules=tuple(ids), related=tuple(
-        Related("rule", rules[m].id, rules[m].span) for m in members[1:]), input=inp.name, merged=merged,
-        then=first.then, ids=ids)
+    return note(MergeableRules(input=inp.name, merged=merged, then=first.then, ids=ids), first.span, rules=tuple(ids),
+                related=tuple(
+        Related("rule", rules[m].id, rules[m].span) for m in members[1:]))
 
 
 def _movable(table: Table, members: list[int], place: dict[int, int], met: Overlaps | None) -> list[int]:
@@ -351,19 +355,20 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
     for e in conflicting[:CONFLICTS_EACH]:
         a = rules[e]
         reg = intersect(a.cube, b.cube)
-        found.append(error(OVERLAP, b.span, rules=(a.id, b.id), witness=table.point(reg),
-                           related=(Related("rule", a.id, a.span),), problem=Overlap.CONFLICT, first=a.id,
-                           first_then=a.then, rule=b.id, then=b.then, region=table.terms(reg)))
+        found.append(error(OverlapConflict(first=a.id, first_then=a.then, rule=b.id, then=b.then,
+                                           region=table.terms(reg)), b.span, rules=(a.id, b.id),
+                           witness=table.point(reg), related=(Related("rule", a.id, a.span),)))
     rest = conflicting[CONFLICTS_EACH:] + (alike if alike_too else [])
     if rest:
         a = rules[rest[0]]
         reg = intersect(a.cube, b.cube)
         partners = [rules[e].id for e in rest]
-        found.append(error(OVERLAP, b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
-                           related=(Related("rule", a.id, a.span),), problem=Overlap.SHARED, rule=b.id, partners=partners,
-                           total=total - len(conflicting[:CONFLICTS_EACH]) - (0 if alike_too else len(alike)),
-                           same=not conflicting[CONFLICTS_EACH:], then=b.then,
-                           partner_outputs=[rules[e].then for e in rest], region=table.terms(reg)))
+        found.append(error(OverlapShared(rule=b.id, partners=partners,
+                                         total=total - len(conflicting[:CONFLICTS_EACH]) - (0 if alike_too else len(alike)),
+                                         same=not conflicting[CONFLICTS_EACH:], then=b.then,
+                                         partner_outputs=[rules[e].then for e in rest], region=table.terms(reg)),
+                           b.span, rules=(a.id, b.id, *partners[1:]), witness=table.point(reg),
+                           related=(Related("rule", a.id, a.span),)))
     return found
 
 
@@ -409,10 +414,10 @@ def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
             if bad is None:
                 continue
             reported.add(ri)
-            found.append(error(
-                INVARIANT, rule.span, rules=(rule.id, inv.id), witness=table.point(bad),
-                related=(Related("invariant", inv.id, inv.span),), rule=rule.id, invariant=inv.id,
-                region=table.terms(bad), then=rule.then, expected=_requirement(table, inv), got=what, why=inv.why))
+            found.append(error(BrokenInvariant(rule=rule.id, invariant=inv.id, region=table.terms(bad), then=rule.then,
+                                               expected=_requirement(table, inv), got=what, why=inv.why), rule.span,
+                               rules=(rule.id, inv.id), witness=table.point(bad), related=(Related("invariant", inv.id,
+                                                                                                   inv.span),)))
     return found
 
 
@@ -436,9 +441,10 @@ def failing_cases(analysis: Analysis) -> list[Diagnostic]:
             if got is not None and got.then == case.expect:
                 continue
             inv = forbidding_invariants(table, reg).get(case.expect)  # then the case, not the rule, is wrong
-            found.append(error(CASE_FAILED, case.expect_span if inv else case.span, rules=(got.id,) if got else (),
-                               witness=table.point(reg), related=(Related("invariant", inv.id, inv.span),) if inv else (),
-                               case=case.index + 1, expected=case.expect, got=got.then if got else None,
-                               rule=got.id if got else None, invariant=inv.id if inv else None))
+            found.append(error(CaseFailed(case=case.index + 1, expected=case.expect, got=got.then if got else None,
+                                          rule=got.id if got else None, invariant=inv.id if inv else None),
+                               case.expect_span if inv else case.span, rules=(got.id,) if got else (),
+                               witness=table.point(reg), related=(Related("invariant", inv.id, inv.span),
+                                                                  ) if inv else ()))
             break
     return found

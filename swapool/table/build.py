@@ -5,8 +5,11 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .cells import make_cell, matched, read_cell
-from .codes import (ANALYSIS_BUDGET, DUPLICATE_RULE_ID, DUPLICATE_VALUE, RESERVED_NAME, UNKNOWN_INPUT, UNKNOWN_SET,
-                    UNKNOWN_VALUE, Domain, Listed, Over)
+from .codes import Facts
+from .codes.analysis import AnalysisBudgetCells
+from .codes.document import (DuplicateRuleId, DuplicateValueInput, DuplicateValueOutput, DuplicateValueSet,
+                             DuplicateValueTwoSets, ReservedName, UnknownInput, UnknownSet, UnknownValueInput,
+                             UnknownValueOutput)
 from .diagnostics import Diagnostic, Suggestions, error
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .record import Record
@@ -14,7 +17,7 @@ from .source import Document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any, Callable, Mapping
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
@@ -76,9 +79,9 @@ class _TableBuilder:
         d = self.doc.data
         rows = len(d["rules"]) + len(d.get("cases", [])) + 2 * len(d.get("invariants", []))
         if len(d["inputs"]) * rows > MAX_CELLS:
-            self.diagnostics.append(error(ANALYSIS_BUDGET, self.doc.span(("rules",)), problem=Over.CELLS,
-                                          inputs=len(d["inputs"]), rows=rows, cells=len(d["inputs"]) * rows,
-                                          limit=MAX_CELLS))
+            self.diagnostics.append(error(AnalysisBudgetCells(inputs=len(d["inputs"]), rows=rows,
+                                                              cells=len(d["inputs"]) * rows,
+                                                              limit=MAX_CELLS), self.doc.span(("rules",))))
             return None
         inputs = tuple(self.input(name, spec) for name, spec in d["inputs"].items())
         self.by_name = {i.name: i for i in inputs}
@@ -86,15 +89,15 @@ class _TableBuilder:
         self.index = {i.name: k for k, i in enumerate(inputs)}
         self.any_cells = tuple(Cell(i.full, CellForm.ANY, 0, None) for i in inputs)  # an input left out
         out_values = tuple(d["output"]["values"])
-        self.check_unique(out_values, ("output", "values"), Listed.OUTPUT, None)
+        self.check_unique(out_values, ("output", "values"), lambda v: DuplicateValueOutput(got=v))
         self.output = Output(out_values, self.doc.span(("output",)), d["output"].get("description"))
         self.whole_failed = bool(self.diagnostics)
         rules = self.each(Rule, d["rules"], self.rule)
         seen: dict[str, Rule] = {}
         for r in rules:
             if r.id in seen:
-                self.diagnostics.append(error(DUPLICATE_RULE_ID, self.doc.span(("rules", r.index, "id")),
-                                              got=r.id, first_line=seen[r.id].span.line))
+                self.diagnostics.append(error(DuplicateRuleId(got=r.id, first_line=seen[r.id].span.line),
+                                              self.doc.span(("rules", r.index, "id"))))
                 self.failed[Rule].add(r.index)
             seen.setdefault(r.id, r)
         cases = self.each(Case, d.get("cases", []), self.case)
@@ -103,19 +106,19 @@ class _TableBuilder:
                      self.output, rules, cases, invariants, d.get("description"),
                      self.doc.key_span(("rules",)), self.doc.span(("decision",)))
 
-    def check_unique(self, values: tuple, path: tuple, problem: Listed, input: str | None, doc: Document | None = None,
-                     **facts: Any) -> None:
+    def check_unique(self, values: tuple, path: tuple, twice: Callable[[Any], Facts],
+                     doc: Document | None = None) -> None:
+        """A finding (`twice` of the value) for each value listed again."""
         seen: set = set()
         for i, v in enumerate(values):
             if v in seen:
-                self.diagnostics.append(error(DUPLICATE_VALUE, (doc or self.doc).span(path + (i,)), problem=problem,
-                                              got=v, input=input, **facts))
+                self.diagnostics.append(error(twice(v), (doc or self.doc).span(path + (i,))))
             seen.add(v)
 
     def input(self, name: str, spec: Mapping[str, Any]) -> Input:
         path = ("inputs", name)
         if name == OUTPUT:
-            self.diagnostics.append(error(RESERVED_NAME, self.doc.key_span(path), expected="another name", got=name))
+            self.diagnostics.append(error(ReservedName(expected="another name", got=name), self.doc.key_span(path)))
         origin, source, local = self.doc, None, spec
         if "from" in spec:  # the domain comes from there; what is said here about it stays
             origin, source = self.imported[name], spec["from"]
@@ -126,7 +129,7 @@ class _TableBuilder:
         sets: dict[str, list] = spec.get("sets", {})
         if "values" in spec:
             values = tuple(spec["values"])
-            self.check_unique(values, path + ("values",), Listed.INPUT, name, origin)
+            self.check_unique(values, path + ("values",), lambda v: DuplicateValueInput(input=name, got=v), origin)
             written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
         else:  # the sets' members, in the order they are first listed: the sets partition them
             written = {}
@@ -134,9 +137,9 @@ class _TableBuilder:
                 for i, v in enumerate(members):
                     first = written.setdefault(v, path + ("sets", set_name, i))
                     if first[-2] != set_name and v not in members[:i]:
-                        self.diagnostics.append(error(DUPLICATE_VALUE, origin.span(path + ("sets", set_name, i)),
-                                                      problem=Listed.TWO_SETS, input=name, got=v, set=set_name,
-                                                      first_set=first[-2]))
+                        self.diagnostics.append(error(DuplicateValueTwoSets(input=name, got=v, set=set_name,
+                                                                            first_set=first[-2]),
+                                                      origin.span(path + ("sets", set_name, i))))
             values = tuple(written)
         inp = Input(name, values, False, self.doc.key_span(path), spec.get("description"), spec.get("enum"),
                     bool(spec.get("wildcard", False)), imported_from=source,
@@ -144,7 +147,7 @@ class _TableBuilder:
         masks = []
         for set_name, members in sets.items():
             at = path + ("sets", set_name)
-            self.check_unique(tuple(members), at, Listed.SET, name, origin, set=set_name)
+            self.check_unique(tuple(members), at, lambda v: DuplicateValueSet(set=set_name, input=name, got=v), origin)
             masks.append((set_name, self.value_mask(inp, members, at, doc=origin)))
         return inp._replace(sets=tuple(masks)) if masks else inp
 
@@ -165,16 +168,16 @@ class _TableBuilder:
                 mask |= inp.set_masks[set_name]
                 continue
             declared = list(inp.set_masks)
-            self.diagnostics.append(error(
-                UNKNOWN_SET, self.doc.span(path + (i,) if indexed else path), expected=declared, got=set_name,
-                input=inp.name, suggestion=self.suggest(set_name, declared)))
+            self.diagnostics.append(error(UnknownSet(expected=declared, got=set_name, input=inp.name,
+                                                     suggestion=self.suggest(set_name, declared)),
+                                          self.doc.span(path + (i,) if indexed else path)))
         return mask
 
     def unknown_value(self, inp: Input, v: Any, path: tuple, doc: Document | None = None) -> None:
         hint = "yaml-bool" if isinstance(v, bool) and not inp.is_bool else "bool" if inp.is_bool else ""
-        self.diagnostics.append(error(
-            UNKNOWN_VALUE, (doc or self.doc).span(path), problem=Domain.INPUT, expected=inp.values, got=v,
-            input=inp.name, hint=hint, suggestion=None if hint else self.suggest(v, inp.values)))
+        self.diagnostics.append(error(UnknownValueInput(expected=inp.values, got=v, input=inp.name, hint=hint,
+                                                        suggestion=None if hint else self.suggest(v, inp.values)),
+                                      (doc or self.doc).span(path)))
 
     def named(self, inp: Input, raw: Any, path: tuple) -> tuple[CellForm, int, tuple[str, ...]]:
         """How a cell is written, the values it names, and the value sets it names."""
@@ -222,15 +225,15 @@ class _TableBuilder:
         inp = self.by_name.get(name)
         if inp is None:
             known = list(self.by_name) + ([OUTPUT] if allow_output else [])
-            self.diagnostics.append(error(UNKNOWN_INPUT, self.doc.key_span(path + (name,)), expected=known, got=name,
-                                          suggestion=self.suggest(name, known)))
+            self.diagnostics.append(error(UnknownInput(expected=known, got=name, suggestion=self.suggest(name, known)),
+                                          self.doc.key_span(path + (name,))))
         return inp
 
     def check_output(self, value: str, path: tuple) -> None:
         if value not in self.output.values:
-            self.diagnostics.append(error(UNKNOWN_VALUE, self.doc.span(path), problem=Domain.OUTPUT,
-                                          expected=self.output.values, got=value,
-                                          suggestion=self.suggest(value, self.output.values)))
+            self.diagnostics.append(error(UnknownValueOutput(expected=self.output.values, got=value,
+                                                             suggestion=self.suggest(value, self.output.values)),
+                                          self.doc.span(path)))
 
     def rule(self, index: int, raw: Mapping[str, Any]) -> Rule:
         path = ("rules", index)

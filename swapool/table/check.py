@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 from .analysis import Contract, analyse
 from .build import build_parts
-from .codes import ANALYSIS_PARTIAL
+from .codes.analysis import AnalysisPartial
 from .diagnostics import Diagnostic, Severity, note, visible
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
@@ -116,10 +116,8 @@ def partial_analysis(partial: Table, left_out: Mapping[str, list], enums: EnumPo
     (`caused_by`, their file:line:col), and a note saying what was left out. The table
     itself stays unbuilt: nothing decides with it."""
     findings = analyse(partial, Budget()).findings + check_enum_bindings(partial, enums)
-    marked = [d._replace(facts={**d.facts, "partial": True, "caused_by": list(causes)}) for d in findings]
-    return [note(ANALYSIS_PARTIAL, partial.rules_span, rules_left_out=left_out["rules_left_out"],
-                 cases_left_out=left_out["cases_left_out"], invariants_left_out=left_out["invariants_left_out"]),
-            *marked]
+    marked = [d._replace(caused_by=tuple(causes)) for d in findings]
+    return [note(AnalysisPartial(**left_out), partial.rules_span), *marked]
 
 
 def check_bytes(raw: bytes | str, file: str = "<string>", *, digest: str | None = None,

@@ -1,13 +1,12 @@
-"""Findings as values: a stable code, a severity, a source span and the facts it is about.
+"""Findings as values: the facts a finding is about (of its code's facts class), a
+severity and a source span.
 
-A finding holds no prose: its words come from its code's registry entry (codes.py) when
-it is shown, so the same finding reads the same everywhere and tools read its facts."""
+A finding holds no prose: its words come from its facts' class (codes/) when it is shown,
+so the same finding reads the same everywhere and tools read its facts."""
 
 from __future__ import annotations
 
-import enum
-
-from .codes import Code, reads
+from .codes import Code, Facts, Severity
 from .record import Record
 from .text import describe_fact, format_value, format_witness, shown_list, visible
 
@@ -15,23 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
-    from .codes import Wording
-
 __all__ = ["Severity", "Span", "Related", "Diagnostic", "error", "warning", "note", "suggest", "Suggestions",
            "describe_fact", "format_value", "format_witness", "shown_list", "visible"]
-
-
-class Severity(enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    NOTE = "note"  # information that changes no verdict (e.g. a check that could not run here)
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-
-_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 
 class Span(Record):
@@ -59,66 +43,72 @@ class Related(Record):
 
 
 class Diagnostic(Record):
-    """One finding: its code's entry, where it is, and what it is about.
+    """One finding: what it is about, how severe, where.
 
     `facts` are what the finding is about, in full (the region, the value and what was
-    expected, the rules; `problem`, the code's variant): its code words them (`message`, `help`), and JSON and
-    SARIF carry them. `expected` and `got` are facts most codes have, and `keyword` (the
-    JSON Schema keyword a `schema` finding is about) those findings; all three read as
-    attributes, and the input a finding is about is its `input` fact. `rules` names the rules
-    involved; `witness` is one concrete input it is about; `related` other places.
+    expected, the rules), as its code's facts class holds them: they word it (`message`,
+    `help`), and JSON and SARIF carry them. `expected`, `got` and `keyword` (the JSON Schema
+    keyword a `schema` finding is about) are facts most codes have: they read as attributes.
+    `rules` names the rules involved; `witness` is one concrete input it is about; `related`
+    other places; `caused_by`, for a finding made with some rules, cases or invariants left
+    out (they failed to build), the places of the errors that left them out (None: whole).
     """
 
-    entry: Code
+    facts: Facts
     severity: Severity
     span: Span | None
-    facts: Mapping[str, Any]
     rules: tuple[str, ...] = ()
     witness: Mapping[str, Any] | None = None
     related: tuple[Related, ...] = ()
+    caused_by: tuple[str, ...] | None = None
 
     def __eq__(self, other: object) -> bool:
-        """The same code, severity, place, facts and rules (the witness and the places it
+        """The same facts, severity, place, rules and partiality (the witness and the places it
         names besides are how it is shown, not what it is)."""
-        return isinstance(other, Diagnostic) and self[:5] == other[:5]
+        return (isinstance(other, Diagnostic) and self[:4] == other[:4]
+                and (self.caused_by is None) == (other.caused_by is None))
 
     def __hash__(self) -> int:
-        return hash((self.entry, self.severity, self.span, self.rules))  # not the facts: a dict
+        return hash((type(self.facts), self.severity, self.span, self.rules))  # not the facts' values
 
     @property
-    def _wording(self) -> Wording:
-        return self.entry.wording(self.facts.get("problem"))
-
-    def _words(self) -> tuple[str, str | None]:
-        wording = self._wording
-        names, _ = reads(wording)
-        return wording(**{name: self.facts[name] for name in names if name in self.facts})
+    def entry(self) -> Code:
+        return self.facts.code
 
     @property
     def code(self) -> str:
-        return self.entry.name
+        return self.facts.code.name
 
     @property
     def message(self) -> str:
         """What is wrong, in its code's words."""
-        return self._words()[0]
+        return self.facts.words()[0]
 
     @property
     def help(self) -> str | None:
         """How to fix it, in its code's words (None when the code has no advice here)."""
-        return self._words()[1]
+        return self.facts.words()[1]
 
     @property
     def expected(self) -> Any:
-        return self.facts.get("expected")
+        return getattr(self.facts, "expected", None)
 
     @property
     def got(self) -> Any:
-        return self.facts.get("got")
+        return getattr(self.facts, "got", None)
 
     @property
     def keyword(self) -> str | None:
-        return self.facts.get("keyword")
+        return getattr(self.facts, "keyword", None)
+
+    @property
+    def partial(self) -> bool:
+        return self.caused_by is not None
+
+    def fact_values(self) -> dict[str, Any]:
+        """The facts as JSON and SARIF carry them (`partial` and `caused_by` with them)."""
+        values = self.facts.as_dict()
+        return values if self.caused_by is None else {**values, "partial": True, "caused_by": list(self.caused_by)}
 
     @property
     def is_error(self) -> bool:
@@ -147,8 +137,8 @@ class Diagnostic(Record):
             lines.append(f"  = input: {visible(format_witness(self.witness))}")
         for other in self.related:
             lines.append(f"  = note: {visible(other.label)} is at {other.span}")
-        if self.facts.get("partial"):
-            causes = self.facts.get("caused_by") or []
+        if self.caused_by is not None:
+            causes = self.caused_by
             lines.append("  = note: partial: found with the rules, cases or invariants that failed to build left out"
                          + (f" (the error(s) at {', '.join(map(visible, causes[:3]))}{', ...' if len(causes) > 3 else ''})"
                             if causes else ""))
@@ -163,28 +153,19 @@ class Diagnostic(Record):
         return "\n".join([self.header(), *self.notes()])
 
 
-def error(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
-          related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
-    return _made(Diagnostic(code, Severity.ERROR, span, facts, rules, witness, related))
+def error(facts: Facts, span: Span | None = None, *, rules: tuple[str, ...] = (),
+          witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
+    return Diagnostic(facts, Severity.ERROR, span, rules, witness, related)
 
 
-def warning(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (),
-            witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = (),
-            **facts: Any) -> Diagnostic:
-    return _made(Diagnostic(code, Severity.WARNING, span, facts, rules, witness, related))
+def warning(facts: Facts, span: Span | None = None, *, rules: tuple[str, ...] = (),
+            witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
+    return Diagnostic(facts, Severity.WARNING, span, rules, witness, related)
 
 
-def note(code: Code, span: Span | None = None, *, rules: tuple[str, ...] = (), witness: Mapping[str, Any] | None = None,
-         related: tuple[Related, ...] = (), **facts: Any) -> Diagnostic:
-    return _made(Diagnostic(code, Severity.NOTE, span, facts, rules, witness, related))
-
-
-def _made(finding: Diagnostic) -> Diagnostic:
-    """`finding`, when it has every fact its code's words read (and a variant its code has)."""
-    _, needed = reads(finding._wording)
-    if not needed <= finding.facts.keys():
-        raise ValueError(f"a {finding.code!r} finding needs the facts {sorted(needed - finding.facts.keys())}")
-    return finding
+def note(facts: Facts, span: Span | None = None, *, rules: tuple[str, ...] = (),
+         witness: Mapping[str, Any] | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
+    return Diagnostic(facts, Severity.NOTE, span, rules, witness, related)
 
 
 def suggest(word: Any, choices: Any) -> Any:

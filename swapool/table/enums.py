@@ -19,7 +19,7 @@ import os
 import sys
 
 from .record import Record
-from .codes import ENUM_EXTRA_VALUE, ENUM_IMPORT, ENUM_IMPORT_FAILED, ENUM_MISSING_MEMBER, ENUM_NOT_ALLOWED
+from .codes.bindings import (EnumExtraValue, EnumImport, EnumImportFailed, EnumMissingMember, EnumNotAllowed)
 from .diagnostics import Diagnostic, error, note, warning
 from .model import Input, Table
 
@@ -123,16 +123,15 @@ def check_enum_bindings(table: Table, policy: EnumPolicy = EnumPolicy()) -> list
         module = inp.enum.split(":")[0]
         top = module.split(".")[0]
         if not policy.allows(module):
-            found.append(warning(ENUM_NOT_ALLOWED, inp.span, input=inp.name, enum=inp.enum,
-                                 allowed=list(policy.allowed), setting=ENV_ENUM_MODULES))
+            found.append(warning(EnumNotAllowed(input=inp.name, enum=inp.enum, allowed=list(policy.allowed),
+                                                setting=ENV_ENUM_MODULES), inp.span))
             continue
         if not _installed(top):
-            found.append(note(ENUM_IMPORT, inp.span, input=inp.name, enum=inp.enum, module=top))
+            found.append(note(EnumImport(input=inp.name, enum=inp.enum, module=top), inp.span))
             continue
         members = bound_members(inp.enum)
         if isinstance(members, str):
-            found.append(warning(ENUM_IMPORT_FAILED, inp.span, input=inp.name, enum=inp.enum, module=top,
-                                 reason=members))
+            found.append(warning(EnumImportFailed(input=inp.name, enum=inp.enum, module=top, reason=members), inp.span))
             continue
         found += drift(inp, members)
     return found
@@ -143,10 +142,11 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
     found = []
     for name in members:
         if name not in inp.values:
-            found.append(error(ENUM_MISSING_MEMBER, inp.span, input=inp.name, enum=inp.enum, got=name,
-                               sets=[n for n, _ in inp.sets]))
+            found.append(error(EnumMissingMember(input=inp.name, enum=inp.enum, got=name, sets=[n for n,
+                                                                                                _ in inp.sets]),
+                               inp.span))
     for i, v in enumerate(inp.values):
         if v not in members:
-            found.append(warning(ENUM_EXTRA_VALUE, inp.value_spans[i] if i < len(inp.value_spans) else inp.span,
-                                 input=inp.name, enum=inp.enum, got=v, expected=members))
+            found.append(warning(EnumExtraValue(input=inp.name, enum=inp.enum, got=v, expected=members),
+                                 inp.value_spans[i] if i < len(inp.value_spans) else inp.span))
     return found

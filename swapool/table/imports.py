@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 
 from .record import Record
-from .codes import IMPORT, Import
+from .codes.imports import (ImportImportedAgain, ImportInvalid, ImportItself, ImportNoFolder, ImportNoInput,
+                            ImportOutside, ImportTooLarge, ImportUnreadable)
 from .diagnostics import Diagnostic, Related, Span, Suggestions, error
 from .schema import check_schema
 from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
@@ -57,12 +58,12 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     for name, file in wanted.items():
         at = doc.span(("inputs", name, "from"))
         if folder is None:
-            found.append(error(IMPORT, at, problem=Import.NO_FOLDER, input=name, file=file))
+            found.append(error(ImportNoFolder(input=name, file=file), at))
             continue
         path = os.path.join(folder, file)
         real = os.path.realpath(path)
         if os.path.dirname(real) != os.path.realpath(folder):
-            found.append(error(IMPORT, at, problem=Import.OUTSIDE, input=name, file=file))
+            found.append(error(ImportOutside(input=name, file=file), at))
             continue
         if real not in read:
             read[real] = _read(path, file, at, doc, found, budget)
@@ -73,11 +74,12 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
             continue
         inputs = other.data["inputs"]
         if name not in inputs:
-            found.append(error(IMPORT, at, problem=Import.NO_INPUT, file=file, expected=list(inputs), got=name,
-                               suggestion=suggest(name, list(inputs))))
+            found.append(error(ImportNoInput(file=file, expected=list(inputs), got=name, suggestion=suggest(name,
+                                                                                                            list(inputs))),
+                               at))
         elif "from" in inputs[name]:
-            found.append(error(IMPORT, at, related=(Related("the second import", None, other.span(("inputs", name, "from"))),),
-                               problem=Import.IMPORTED_AGAIN, input=name, file=file, again=inputs[name]["from"]))
+            found.append(error(ImportImportedAgain(input=name, file=file, again=inputs[name]["from"]), at,
+                               related=(Related("the second import", None, other.span(("inputs", name, "from"))),)))
         else:
             documents[name] = other
     return Imports(documents, tuple(files), tuple(found))
@@ -88,26 +90,26 @@ def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]
     shown = os.path.join(os.path.dirname(doc.file), file) if not doc.file.startswith("<") else path
     try:
         if os.path.realpath(doc.file) == os.path.realpath(path):
-            found.append(error(IMPORT, at, problem=Import.ITSELF, file=file))
+            found.append(error(ImportItself(file=file), at))
             return None
     except OSError:
         pass
     raw, problems = read_bytes(path, shown)
     if raw is None:
-        found.append(error(IMPORT, at, problem=Import.UNREADABLE, file=file, reason=problems[0].message))
+        found.append(error(ImportUnreadable(file=file, reason=problems[0].message), at))
         return None
     budget[0] -= len(raw)
     if budget[0] < 0:
-        found.append(error(IMPORT, at, problem=Import.TOO_LARGE, file=file, limit=MAX_BYTES))
+        found.append(error(ImportTooLarge(file=file, limit=MAX_BYTES), at))
         return None
     other, problems = parse_document(raw, shown)
     if other is not None:
         problems = check_schema(other)
     if other is None or problems:
         first = problems[0]
-        found.append(error(IMPORT, at, related=(Related("that problem", None, first.span),) if first.span else (),
-                           problem=Import.INVALID, shown=shown, count=len(problems), first=first.code,
-                           first_line=first.span.line if first.span else None,
-                           first_column=first.span.column if first.span else None))
+        found.append(error(ImportInvalid(shown=shown, count=len(problems), first=first.code,
+                                         first_line=first.span.line if first.span else None,
+                                         first_column=first.span.column if first.span else None), at,
+                           related=(Related("that problem", None, first.span),) if first.span else ()))
         return None
     return other

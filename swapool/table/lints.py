@@ -4,7 +4,7 @@ input no case names, and values spelt against their input's letter case."""
 
 from __future__ import annotations
 
-from .codes import EMPTY_CELL, FULL_DOMAIN_CELL, UNCASED_VALUE, UNNAMED_VALUE, UNUSED_INPUT, VALUE_CASE
+from .codes.lints import (EmptyCell, FullDomainCell, UncasedValue, UnnamedValue, UnusedInput, ValueCase)
 from .diagnostics import Diagnostic, error, note, warning
 from .model import CellForm, Table
 
@@ -30,8 +30,8 @@ def uncased_values(table: Table) -> list[Diagnostic]:
         if not left_out:
             continue
         homes = [name for name, mask in inp.sets if mask & inp.full & ~cased]
-        found.append(warning(UNCASED_VALUE, inp.span, expected="a case naming each value", got=list(left_out),
-                             input=inp.name, enum=inp.enum, homes=homes))
+        found.append(warning(UncasedValue(expected="a case naming each value", got=list(left_out), input=inp.name,
+                                          enum=inp.enum, homes=homes), inp.span))
     return found
 
 
@@ -51,8 +51,8 @@ def off_case_values(table: Table) -> list[Diagnostic]:
             continue
         spell = str.upper if convention == "upper" else str.lower
         for v in others:
-            found.append(warning(VALUE_CASE, inp.value_spans[inp.position[v]], expected=spell(v), got=v,
-                                 input=inp.name, convention=convention))
+            found.append(warning(ValueCase(expected=spell(v), got=v, input=inp.name, convention=convention),
+                                 inp.value_spans[inp.position[v]]))
     return found
 
 
@@ -71,17 +71,16 @@ def lint_cells(table: Table, gaps: Sequence[Cube] = ()) -> list[Diagnostic]:
         for j, (inp, cell) in enumerate(zip(table.inputs, rule.cells)):
             named[j] |= cell.named
             if cell.mask == 0:
-                found.append(error(EMPTY_CELL, cell.span or rule.span, rules=(rule.id,), rule=rule.id,
-                                   input=inp.name))
+                found.append(error(EmptyCell(rule=rule.id, input=inp.name), cell.span or rule.span, rules=(rule.id,)))
             elif cell.form is CellForm.LIST and cell.mask == inp.full and len(inp.values) > 1:
-                found.append(warning(FULL_DOMAIN_CELL, cell.span or rule.span, rules=(rule.id,), rule=rule.id,
-                                     input=inp.name))
+                found.append(warning(FullDomainCell(rule=rule.id, input=inp.name), cell.span or rule.span,
+                                     rules=(rule.id,)))
     for j, inp in enumerate(table.inputs):
         unnamed = inp.full & ~named[j]
         if not unnamed:
             continue
         if unnamed == inp.full:
-            found.append(warning(UNUSED_INPUT, inp.span, input=inp.name))
+            found.append(warning(UnusedInput(input=inp.name), inp.span))
             continue
         if inp.is_bool:
             continue  # a bool's domain cannot grow: '-' over it decides nothing by accident
@@ -89,6 +88,7 @@ def lint_cells(table: Table, gaps: Sequence[Cube] = ()) -> list[Diagnostic]:
         absorbers = [r.id for r in table.rules
                      if r.cells[j].form in (CellForm.ANY, CellForm.NOT) and r.cells[j].mask & unnamed]
         report = note if inp.wildcard else error  # wildcard: true is the author opting in
-        found.append(report(UNNAMED_VALUE, inp.span, rules=tuple(absorbers), got=list(left_out), input=inp.name,
-                            absorbers=absorbers, wildcard=inp.wildcard))
+        found.append(report(UnnamedValue(got=list(left_out), input=inp.name, absorbers=absorbers,
+                                         wildcard=inp.wildcard),
+                            inp.span, rules=tuple(absorbers)))
     return found

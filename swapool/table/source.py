@@ -13,7 +13,13 @@ from yaml.events import CollectionStartEvent, CollectionEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .record import Record
-from .codes import IO, SCHEMA, YAML_ALIAS_BOMB, YAML_DUPLICATE_KEY, YAML_KEY_TYPE, YAML_SYNTAX, YAML_TAG, Io, Schema, Tag, Yaml
+from .codes.document import SchemaNoDocument
+from .codes.reading import (IoDirectory, IoEmptyPath, IoMissing, IoNotRegular, IoNotUtf8, IoNulByte, IoTooLarge,
+                            IoUnreadable, IoUtf16, YamlAliasBomb, YamlDuplicateKey, YamlKeyType,
+                            YamlSyntaxBlockComment, YamlSyntaxBom, YamlSyntaxControlCharacter,
+                            YamlSyntaxFlowIndicator, YamlSyntaxParser, YamlSyntaxRecursiveAlias, YamlSyntaxSurrogate,
+                            YamlSyntaxTab, YamlSyntaxTightColon, YamlSyntaxTooDeep, YamlTagBadValue,
+                            YamlTagLongNumber, YamlTagMisfit, YamlTagType)
 from .diagnostics import Diagnostic, Span, error
 from .text import plain_tag
 
@@ -135,35 +141,35 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     `swapool diff <(git show HEAD:t.yaml) t.yaml` passes it): its writer is the shell's."""
     name = display if display is not None else os.fsdecode(path)
     if not os.fspath(path):
-        return None, [error(IO, Span("<empty path>", 1, 1), problem=Io.EMPTY_PATH)]
+        return None, [error(IoEmptyPath(), Span("<empty path>", 1, 1))]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except ValueError:  # a NUL byte: no file can have that name
-        return None, [error(IO, Span(name.replace("\0", "\\0"), 1, 1), problem=Io.NUL_BYTE, file=name)]
+        return None, [error(IoNulByte(file=name), Span(name.replace("\0", "\\0"), 1, 1))]
     except FileNotFoundError:
-        return None, [error(IO, Span(name, 1, 1), problem=Io.MISSING, file=name)]
+        return None, [error(IoMissing(file=name), Span(name, 1, 1))]
     except IsADirectoryError:
-        return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
+        return None, [error(IoDirectory(file=name), Span(name, 1, 1))]
     except OSError as exc:
-        return None, [error(IO, Span(name, 1, 1), problem=Io.UNREADABLE, file=name, reason=str(exc.strerror or exc))]
+        return None, [error(IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            return None, [error(IO, Span(name, 1, 1), problem=Io.DIRECTORY, file=name)]
+            return None, [error(IoDirectory(file=name), Span(name, 1, 1))]
         if stat.S_ISFIFO(info.st_mode) and re.fullmatch(_INHERITED, os.fspath(path)):
             os.set_blocking(fd, True)  # a pipe this process holds open (`<(git show ...)`): its writer is there
         elif not stat.S_ISREG(info.st_mode):
-            return None, [error(IO, Span(name, 1, 1), problem=Io.NOT_REGULAR, file=name)]
+            return None, [error(IoNotRegular(file=name), Span(name, 1, 1))]
         if info.st_size == 0 and stat.S_ISREG(info.st_mode):
             return b"", []
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, [error(IO, Span(name, 1, 1), problem=Io.UNREADABLE, file=name, reason=str(exc.strerror or exc))]
+        return None, [error(IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
     finally:
         os.close(fd)
     if len(raw) > MAX_BYTES:
-        return None, [error(IO, Span(name, 1, 1), problem=Io.TOO_LARGE, file=name, limit=MAX_BYTES)]
+        return None, [error(IoTooLarge(file=name, limit=MAX_BYTES), Span(name, 1, 1))]
     return raw, []
 
 
@@ -207,7 +213,7 @@ _kept: dict[tuple[bytes, str], Document] | None = None
 
 def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Diagnostic]]:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return None, [error(IO, Span(file, 1, 1), problem=Io.UTF_16)]
+        return None, [error(IoUtf16(), Span(file, 1, 1))]
     try:
         text = raw.decode("utf-8")
         if text.startswith("\ufeff"):  # a leading byte-order mark, as utf-8-sig reads it (without its import)
@@ -215,16 +221,16 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, [error(IO, Span(file, line, column), problem=Io.NOT_UTF_8, byte=raw[exc.start])]
+        return None, [error(IoNotUtf8(byte=raw[exc.start]), Span(file, line, column))]
     where = _Lines(file, text)
     if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
         first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
         tab = text[first] == "\t"
-        return None, [error(YAML_SYNTAX, where.at(first), problem=Yaml.TAB if tab else "bom")]
+        return None, [error(YamlSyntaxTab() if tab else YamlSyntaxBom(), where.at(first))]
     try:
         root = _compose(text)
         if root is None:
-            return None, [error(SCHEMA, Span(file, 1, 1), problem=Schema.NO_DOCUMENT)]
+            return None, [error(SchemaNoDocument(), Span(file, 1, 1))]
         data = _Builder(where, max(MAX_NODES, len(text))).value(root, 0, False)
     except _Reject as rej:
         return None, [rej.diagnostic]
@@ -234,12 +240,12 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
             return None, [_syntax_error(exc, where)]
         mark = _too_deep_at(text)
         span = where.at_mark(mark) if mark is not None else Span(file, 1, 1)
-        return None, [error(YAML_SYNTAX, span, problem=Yaml.TOO_DEEP, limit=MAX_DEPTH)]
+        return None, [error(YamlSyntaxTooDeep(limit=MAX_DEPTH), span)]
     except yaml.reader.ReaderError as exc:
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
-        return None, [error(YAML_SYNTAX, where.at(exc.position), problem=Yaml.CONTROL_CHARACTER, char=char)]
+        return None, [error(YamlSyntaxControlCharacter(char=char), where.at(exc.position))]
     except yaml.YAMLError as exc:
-        return None, [error(YAML_SYNTAX, Span(file, 1, 1), problem=Yaml.PARSER, parser=str(exc).splitlines()[0])]
+        return None, [error(YamlSyntaxParser(parser=str(exc).splitlines()[0]), Span(file, 1, 1))]
     return Document(file, data, root, digest, where), []
 
 
@@ -294,9 +300,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
     if mark and problem.startswith("found invalid Unicode character escape code") and \
             re.compile(_SURROGATE_ESCAPE).match(where.text, mark.index - 2):
-        return error(YAML_SYNTAX, span, problem=Yaml.SURROGATE)  # as the pure-Python parser's is worded
+        return error(YamlSyntaxSurrogate(), span)  # as the pure-Python parser's is worded
     indents = _indents(where.text, mark.line) if mark and re.search(_INDENTATION, problem) else {}
-    return error(YAML_SYNTAX, span, problem=Yaml.PARSER, parser=problem, at=at, **indents)
+    return error(YamlSyntaxParser(parser=problem, at=at, **indents), span)
 
 
 #: PyYAML's words for a block that ends or continues where the indentation says it does not.
@@ -390,9 +396,9 @@ class _Builder:
     def value(self, node: Node, depth: int, flow: bool) -> Any:
         self.built += 1
         if self.built > self.max_nodes:
-            raise _Reject(error(YAML_ALIAS_BOMB, self.span(node), limit=self.max_nodes))
+            raise _Reject(error(YamlAliasBomb(limit=self.max_nodes), self.span(node)))
         if depth > MAX_DEPTH:
-            raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.TOO_DEEP, limit=MAX_DEPTH))
+            raise _Reject(error(YamlSyntaxTooDeep(limit=MAX_DEPTH), self.span(node)))
         if isinstance(node, ScalarNode):
             return self.scalar(node, flow)
         flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
@@ -412,8 +418,7 @@ class _Builder:
         self.deepest = max(self.deepest, depth + 1 if node.value else depth)  # a child is one deeper
         if id(node) in self.open:
             anchor = re.compile(_ALIAS_OR_ANCHOR).search(self.text, node.start_mark.index)
-            raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.RECURSIVE_ALIAS,
-                                anchor=anchor.group(1) if anchor else "?"))
+            raise _Reject(error(YamlSyntaxRecursiveAlias(anchor=anchor.group(1) if anchor else "?"), self.span(node)))
         self.open.add(id(node))
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
@@ -427,10 +432,10 @@ class _Builder:
             for key_node, value_node in node.value:
                 key = self.value(key_node, depth + 1, flow)
                 if not isinstance(key, str):
-                    raise _Reject(error(YAML_KEY_TYPE, self.span(key_node), key=key))
+                    raise _Reject(error(YamlKeyType(key=key), self.span(key_node)))
                 if key in keys:
-                    raise _Reject(error(YAML_DUPLICATE_KEY, self.span(key_node), key=key,
-                                        first_line=self.span(keys[key]).line))
+                    raise _Reject(error(YamlDuplicateKey(key=key, first_line=self.span(keys[key]).line),
+                                        self.span(key_node)))
                 keys[key] = key_node
                 built[key] = self.value(value_node, depth + 1, flow)
         self.open.discard(id(node))
@@ -443,7 +448,7 @@ class _Builder:
             # libyaml refuses a \u escape to a lone surrogate while scanning; the pure parser decodes it
             escape = re.compile(_SURROGATE_ESCAPE).search(self.text, node.start_mark.index, node.end_mark.index)
             at = escape.start() + 2 if escape else node.start_mark.index
-            raise _Reject(error(YAML_SYNTAX, self.lines.at(at), problem=Yaml.SURROGATE))
+            raise _Reject(error(YamlSyntaxSurrogate(), self.lines.at(at)))
         tag = node.tag
         if tag == _STR:
             return node.value
@@ -454,15 +459,13 @@ class _Builder:
             self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
         if kind == "null" and plain_tag(node.value) != tag:  # PyYAML builds None from any value
-            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.BAD_VALUE, value=node.value, kind=kind))
+            raise _Reject(error(YamlTagBadValue(value=node.value, kind=kind), self.span(node)))
         if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
-            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.LONG_NUMBER, length=len(node.value),
-                                limit=MAX_NUMBER_CHARS))
+            raise _Reject(error(YamlTagLongNumber(length=len(node.value), limit=MAX_NUMBER_CHARS), self.span(node)))
         try:
             return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, node)
         except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.BAD_VALUE, value=node.value,
-                                kind=kind)) from None
+            raise _Reject(error(YamlTagBadValue(value=node.value, kind=kind), self.span(node))) from None
 
     def dialect(self, node: ScalarNode, flow: bool) -> None:
         """Refuse a scalar that libyaml and PyYAML's pure-Python parser read differently: a
@@ -476,20 +479,20 @@ class _Builder:
                 while i < len(self.text) and self.text[i] in "+-0123456789":
                     i += 1
                 if self.text[i:i + 1] == "#":
-                    raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.BLOCK_COMMENT))
+                    raise _Reject(error(YamlSyntaxBlockComment(), self.span(node)))
             return
         if not flow:
             return
         if "?" in value or ":" in value:
             if ":" in value or self.odd:
-                raise _Reject(error(YAML_SYNTAX, self.span(node), problem=Yaml.FLOW_INDICATOR,
-                                    char="?" if "?" in value else ":", value=value))
+                raise _Reject(error(YamlSyntaxFlowIndicator(char="?" if "?" in value else ":", value=value),
+                                    self.span(node)))
         elif self.odd and self.text[end.index:end.index + 2] in _TIGHT_COLON:
-            raise _Reject(error(YAML_SYNTAX, self.lines.at_mark(end), problem=Yaml.TIGHT_COLON))
+            raise _Reject(error(YamlSyntaxTightColon(), self.lines.at_mark(end)))
 
     def refuse_tag(self, node: Node, on: str) -> None:
         tag = node.tag
         kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if tag in _PLAIN_TAGS:
-            raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.MISFIT, kind=kind, on=on))
-        raise _Reject(error(YAML_TAG, self.span(node), problem=Tag.TYPE, kind=kind))
+            raise _Reject(error(YamlTagMisfit(kind=kind, on=on), self.span(node)))
+        raise _Reject(error(YamlTagType(kind=kind), self.span(node)))

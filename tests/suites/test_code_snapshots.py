@@ -121,7 +121,7 @@ def test_each_code_renders_as_its_snapshot(code, tmp_path, monkeypatch, capsys):
     assert shown == snapshot.read_text()
     assert blocks[end] == f"  = see: swapool codes {code}"
     severity = blocks[start].split(f"[{code}]:")[0].rsplit(" ", 1)[-1]
-    assert CATALOGUE[code].severity.startswith(severity), (severity, CATALOGUE[code].severity)  # README's word
+    assert CATALOGUE[code].severity_text.startswith(severity), (severity, CATALOGUE[code].severity_text)  # its word
     if code not in ("io", "analysis-budget", "yaml-alias-bomb"):  # no single token to point at
         assert any(line.lstrip(" |").startswith("^") or set(line.split("|")[-1].strip()) == {"^"}
                    for line in blocks[start:end]), shown

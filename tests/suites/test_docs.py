@@ -56,21 +56,34 @@ def test_readme_test_command_is_what_ci_runs():
     assert "python -m pytest -q" in (ROOT / "README.md").read_text()
 
 
-def test_a_finding_without_its_words_facts_or_with_a_variant_its_code_lacks_cannot_be_made():
+def test_a_finding_lacking_a_fact_or_given_one_its_code_does_not_have_cannot_be_made():
+    """Facts are typed fields: mypy checks them where a finding is made, the constructor again
+    at run time (a finding that could not be worded is refused where it is made, not shown)."""
     import pytest
 
-    from swapool.table.codes import GAP, IO, Io
+    from swapool.table.codes.analysis import Gap
+    from swapool.table.codes.reading import IO, IoMissing
     from swapool.table.diagnostics import error
 
-    with pytest.raises(ValueError, match="no variant 'lost'"):
-        error(IO, problem="lost", file="t.yaml")
-    with pytest.raises(ValueError, match="has no variants"):
-        error(GAP, problem=Io.MISSING, region={}, closing={}, outputs=[])
-    with pytest.raises(ValueError, match=r"needs the facts \['file'\]"):
-        error(IO, problem=Io.MISSING)  # its words read the file's name
-    assert error(IO, problem=Io.MISSING, file="t.yaml").message == "t.yaml: no such file"
-    assert error(IO, problem="missing", file="t.yaml").code == "io"  # a variant's value names it too
+    with pytest.raises(TypeError, match=r"needs the facts \['file'\]"):
+        IoMissing()  # type: ignore[call-arg]  # its words read the file's name
+    with pytest.raises(TypeError, match=r"no fact \['path'\]"):
+        IoMissing(file="t.yaml", path="t.yaml")  # type: ignore[call-arg]
+    with pytest.raises(AttributeError, match="frozen"):
+        IoMissing(file="t.yaml").file = "u.yaml"  # type: ignore[misc]
+    missing = error(IoMissing(file="t.yaml"))
+    assert (missing.message, missing.code, missing.entry) == ("t.yaml: no such file", "io", IO)
+    assert missing.fact_values() == {"problem": "missing", "file": "t.yaml"}  # as JSON and SARIF carry it
+    assert "missing" in IO.variants and Gap(region={}, closing={}, outputs=[]).problem is None
     assert {"decision-kind", "unsafe-pool"} <= set(CODES)  # the SWA decision's own
+
+
+def test_no_finding_is_worded_by_reading_code_objects():
+    """The words are methods of typed facts: nothing reads a function's parameters to learn
+    them. (The sglang integration reads sglang's own constructors, to know a release's shape.)"""
+    package = ROOT / "swapool"
+    assert not [p for p in package.rglob("*.py") if "__code__" in p.read_text(encoding="utf-8")
+                and "integrations" not in p.parts]
 
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

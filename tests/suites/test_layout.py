@@ -131,14 +131,16 @@ PLAIN_FACTS = {"problem", "expected", "got", "hint", "keyword"}
 
 def prose_in_findings(source: str) -> list[str]:
     """Every place a finding is made with words: an f-string, a joined string, or a
-    string constant outside `PLAIN_FACTS`, anywhere in an error()/warning()/note() call
-    after its code."""
+    string constant outside `PLAIN_FACTS`, among the facts of an error()/warning()/note()
+    call or after them."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id in ("error", "warning", "note")):
             continue
+        facts = node.args[0] if node.args and isinstance(node.args[0], ast.Call) else None
         given = [("", arg) for arg in node.args[1:]] + [(k.arg or "", k.value) for k in node.keywords]
+        given += [(k.arg or "", k.value) for k in facts.keywords] if facts else []  # error(Gap(region=...), span)
         for name, value in given:
             for part in ast.walk(value):
                 wordy = isinstance(part, ast.JoinedStr) or (
@@ -161,10 +163,11 @@ def test_findings_are_made_as_data_and_worded_by_the_registry(path: Path):
 
 
 def test_the_prose_check_sees_a_sentence_where_a_finding_is_made():
-    assert prose_in_findings('error("gap", span, region=r)') == []
-    assert prose_in_findings('error("gap", f"no rule decides {r}", span)') == ["line 1: argument"]
-    assert prose_in_findings('warning("gap", span, help="add a rule")') == ["line 1: help"]
-    assert prose_in_findings('note("gap", span, problem="x" + y)') == ["line 1: problem"]
+    assert prose_in_findings('error(Gap(region=r), span)') == []
+    assert prose_in_findings('error(Gap(region=r), f"no rule decides {r}", span)') == ["line 1: argument"]
+    assert prose_in_findings('warning(Gap(region=r), span, help="add a rule")') == ["line 1: help"]
+    assert prose_in_findings('note(Gap(region=r, problem="x" + y), span)') == ["line 1: problem"]
+    assert prose_in_findings('error(Gap(why="no rule decides it"), span)') == ["line 1: why"]
 
 
 def test_no_function_is_more_complex_than_twenty():

@@ -120,7 +120,7 @@ def test_engine_agrees_with_the_oracle(data):
 
     replay_witnesses(table, brute, compiled, found)
     assert {d.rules for d in found if d.code == "invariant"} == brute.breaches()
-    failing = {d.facts["case"] - 1 for d in found if d.code == "case-failed"}
+    failing = {d.facts.case - 1 for d in found if d.code == "case-failed"}
     assert failing == brute.failing_cases()
     gap_findings = [d for d in found if d.code == "gap"]
     assert len(gap_findings) == len(cov.gaps)
@@ -129,7 +129,7 @@ def test_engine_agrees_with_the_oracle(data):
         merged = copy.deepcopy(data)
         by_id = {r["id"]: k for k, r in enumerate(merged["rules"])}
         for d in merges:
-            merged["rules"][by_id[d.rules[0]]] = d.facts["merged"]
+            merged["rules"][by_id[d.rules[0]]] = d.facts.merged
         gone = {rid for d in merges for rid in d.rules[1:]}
         merged["rules"] = [r for r in merged["rules"] if r["id"] not in gone]
         after = oracle.Brute(build(merged))
@@ -137,7 +137,7 @@ def test_engine_agrees_with_the_oracle(data):
         assert len({rid for d in merges for rid in d.rules}) == sum(len(d.rules) for d in merges)
     if gap_findings:  # the rules the findings offer close every gap and change nothing else
         closed = copy.deepcopy(data)
-        closed["rules"] += [{**d.facts["closing"], "then": data["output"]["values"][-1]} for d in gap_findings]
+        closed["rules"] += [{**d.facts.closing, "then": data["output"]["values"][-1]} for d in gap_findings]
         after = oracle.Brute(build(closed))
         assert not after.gaps() and after.overlap_pairs() >= pairs
         assert all(after.output_at(p) == brute.output_at(p) for p in brute.points if p not in brute.gaps())
@@ -147,11 +147,11 @@ def test_engine_agrees_with_the_oracle(data):
     edited = copy.deepcopy(data)
     by_id = {r["id"]: k for k, r in enumerate(edited["rules"])}
     for d in merges:
-        edited["rules"][by_id[d.rules[0]]] = d.facts["merged"]
+        edited["rules"][by_id[d.rules[0]]] = d.facts.merged
     drop = {rid for d in merges for rid in d.rules[1:]} | {d.rules[0] for d in found if d.code in (
         "unreachable-rule", "redundant-rule")}
     edited["rules"] = [r for r in edited["rules"] if r["id"] not in drop]
-    edited["rules"] += [{**d.facts["closing"], "then": data["output"]["values"][0]} for d in gap_findings]
+    edited["rules"] += [{**d.facts.closing, "then": data["output"]["values"][0]} for d in gap_findings]
     if edited["rules"]:
         after = oracle.Brute(build(edited))
         assert not after.gaps()
@@ -160,7 +160,7 @@ def test_engine_agrees_with_the_oracle(data):
     never = {r.id for r in table.rules if r.index not in brute.firing()} & live
     dead = {d.rules[0] for d in found if d.code == "unreachable-rule"}
     redundant = {d.rules[0] for d in found if d.code == "redundant-rule"}
-    overlapping = {d.rules[:2] for d in found if d.code == "overlap" and d.facts["problem"] == "conflict"}
+    overlapping = {d.rules[:2] for d in found if d.code == "overlap" and d.facts.problem == "conflict"}
     ids = [r.id for r in table.rules]
     conflicts = {(ids[a], ids[b]) for a, b in brute.conflicting_pairs()}
     policy = table.hit_policy.value
@@ -169,8 +169,8 @@ def test_engine_agrees_with_the_oracle(data):
     else:
         assert not dead and overlapping <= conflicts and bool(overlapping) == bool(conflicts)
     if policy == "any":
-        shared = [d for d in found if d.code == "overlap" and d.facts["problem"] == "shared"]
-        assert all(not d.facts["same"] for d in shared)  # alike overlaps are legal under any
+        shared = [d for d in found if d.code == "overlap" and d.facts.problem == "shared"]
+        assert all(not d.facts.same for d in shared)  # alike overlaps are legal under any
     if policy == "unique" or (policy == "any" and conflicts):
         assert not redundant
     else:
@@ -202,7 +202,7 @@ def replay_witnesses(table, brute, diagram, found):
             assert (ids[d.rules[0]] in brute.matches[point] if table.hit_policy.value in ("unique", "any")
                     else decided == ids[d.rules[0]])
         elif d.code == "case-failed":
-            case = table.cases[d.facts["case"] - 1]
+            case = table.cases[d.facts.case - 1]
             assert oracle.inside(case.region, point)
             assert decided is None or table.rules[decided].then != case.expect
 

@@ -227,7 +227,7 @@ def test_a_load_hashes_the_bytes_once(write, monkeypatch):
 def test_a_path_with_a_nul_byte_is_an_io_finding_and_a_policy_error_never_a_valueerror():
     checked = swapool.check_file("policies\0/swa.yaml")
     assert not checked.ok and [d.code for d in checked.diagnostics] == ["io"]
-    assert "NUL byte" in checked.diagnostics[0].message and checked.diagnostics[0].facts["problem"].value == "nul-byte"
+    assert "NUL byte" in checked.diagnostics[0].message and checked.diagnostics[0].facts.problem == "nul-byte"
     with pytest.raises(PolicyError, match="NUL byte"):
         load_policy("policies\0/swa.yaml")
 

@@ -26,14 +26,14 @@ def test_gap_is_one_finding_with_a_witness_that_no_rule_decides():
     c = check(text)
     d = only(c, "gap")
     assert d.witness == {"a": "y", "b": False}
-    assert d.facts["region"] == {"a": ["y"], "b": [False]}
+    assert d.facts.region == {"a": ["y"], "b": [False]}
     assert d.span.line == line_of(text, "rules:")
 
 
 def test_gaps_are_merged_into_maximal_regions():
     # Uncovered: a in [y, z] (any b) and a=x with b=false: two maximal cubes.
     text = mini("- {id: rx, when: {a: x, b: true}, then: p}\n")
-    gaps = [d.facts["region"] for d in check(text).diagnostics if d.code == "gap"]
+    gaps = [d.facts.region for d in check(text).diagnostics if d.code == "gap"]
     assert sorted(gaps, key=str) == sorted([{"a": ["y", "z"]}, {"a": ["x"], "b": [False]}], key=str)
 
 
@@ -42,7 +42,7 @@ def test_overlap_under_unique_names_both_rules_and_the_input():
     first, second = [d for d in check(text).diagnostics if d.code == "overlap"]  # one finding per pair
     assert (first.rules, first.witness) == (("ry", "extra"), {"a": "y", "b": True})
     assert (second.rules, second.witness) == (("rz-t", "extra"), {"a": "z", "b": True})
-    assert {k: first.facts[k] for k in ("first", "first_then", "rule", "then")} == {
+    assert {k: getattr(first.facts, k) for k in ("first", "first_then", "rule", "then")} == {
         "first": "ry", "first_then": "q", "rule": "extra", "then": "p"}
     assert first.span.line == line_of(text, "id: extra")
     assert first.related[0].span.line == line_of(text, "id: ry")
@@ -51,8 +51,8 @@ def test_overlap_under_unique_names_both_rules_and_the_input():
 def test_a_conflicting_pair_comes_before_a_harmless_overlap_and_both_are_said():
     text = mini(COMPLETE + "- {id: extra, when: {a: [x, y], b: true}, then: p}\n")
     conflict, alike = [d for d in check(text).diagnostics if d.code == "overlap"]
-    assert conflict.rules == ("ry", "extra") and conflict.facts["problem"] == "conflict"
-    assert alike.rules == ("rx", "extra") and (alike.facts["problem"], alike.facts["same"]) == ("shared", True)
+    assert conflict.rules == ("ry", "extra") and conflict.facts.problem == "conflict"
+    assert alike.rules == ("rx", "extra") and (alike.facts.problem, alike.facts.same) == ("shared", True)
 
 
 def test_first_policy_allows_overlap_but_reports_unreachable_rules():
@@ -96,7 +96,7 @@ def test_failing_case_is_located_and_replayed():
     text = mini(COMPLETE, extra="cases:\n  - {given: {a: y}, expect: p}\n")
     d = only(check(text), "case-failed")
     assert d.span.line == line_of(text, "given")
-    assert (d.facts["rule"], d.got, d.expected) == ("ry", "q", "p")
+    assert (d.facts.rule, d.got, d.expected) == ("ry", "q", "p")
 
 
 def test_case_that_omits_an_input_must_hold_for_all_its_values():
@@ -129,7 +129,7 @@ def test_value_no_rule_names_is_an_error_unless_the_input_allows_wildcards():
 def test_input_no_rule_names_is_reported_unused():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n")
     d = only(check(text), "unused-input")
-    assert d.severity.value == "warning" and d.facts["input"] == "b"
+    assert d.severity.value == "warning" and d.facts.input == "b"
 
 
 def test_bool_input_named_only_once_is_fine():
@@ -165,7 +165,7 @@ def test_analysis_runs_no_self_check_in_production(monkeypatch):
 def test_unknown_values_inputs_and_outputs_suggest_the_nearest_name():
     c = check(mini("- {id: rx, when: {a: X}, then: p}\n- {id: ry, when: {aa: y}, then: q}\n"
                    "- {id: rz, when: {a: z}, then: pp}\n"))
-    near = {(d.code, d.got): d.facts.get("suggestion") for d in c.diagnostics}
+    near = {(d.code, d.got): getattr(d.facts, "suggestion", None) for d in c.diagnostics}
     assert near == {("unknown-value", "X"): "x", ("unknown-input", "aa"): "a", ("unknown-value", "pp"): "p"}
     assert {d.help for d in c.diagnostics} == {"did you mean 'x'?", "did you mean 'a'?", "did you mean 'p'?"}
 
@@ -176,7 +176,7 @@ def test_an_invariant_breach_says_what_the_invariant_requires_and_where_it_is(ca
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, then: q}\n",
                 extra="invariants:\n  - {id: never-q-on-z, if: {a: z}, then: {output: p}, why: \"z is\\nspecial\"}\n")
     d = only(check(text), "invariant")
-    assert (d.facts["region"], d.expected, d.got) == ({"a": ["z"]}, {"output": ["p"]}, {"output": "q"})
+    assert (d.facts.region, d.expected, d.got) == ({"a": ["z"]}, {"output": ["p"]}, {"output": "q"})
     assert d.message == ("rule 'ry' breaks invariant 'never-q-on-z': where a=z it decides 'q', but the invariant "
                          "requires output 'p' (z is special)")  # the words, once: how a breach reads
     assert d.related[0][:2] == ("invariant", "never-q-on-z")
@@ -189,7 +189,7 @@ def test_an_overlap_names_the_conflicting_partner_first():
     c = check(mini("- {id: r1, when: {a: x}, then: p}\n- {id: r2, when: {a: x, b: true}, then: q}\n"
                    "- {id: r3, when: {a: x}, then: p}\n- {id: rest, when: {a: [y, z]}, then: q}\n"))
     d = next(d for d in c.diagnostics if d.code == "overlap" and d.rules[1] == "r3")
-    assert (d.facts["problem"], d.facts["first_then"], d.facts["then"]) == ("conflict", "q", "p")
+    assert (d.facts.problem, d.facts.first_then, d.facts.then) == ("conflict", "q", "p")
     assert d.rules == ("r2", "r3") and d.witness == {"a": "x", "b": True}
 
 
@@ -205,7 +205,7 @@ def test_identical_rules_under_first_are_never_told_to_remove_each_other():
     text = families.identical_rules(3000).replace("hit_policy: unique", "hit_policy: first")
     c = check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False))
     hidden = [d for d in c.diagnostics if d.code == "unreachable-rule"]
-    assert len(hidden) == 2999 and all(d.rules == (d.rules[0], "r0") and d.facts["hiders"] == ["r0"] for d in hidden)
+    assert len(hidden) == 2999 and all(d.rules == (d.rules[0], "r0") and d.facts.hiders == ["r0"] for d in hidden)
     assert [d.rules for d in c.diagnostics if d.code != "unreachable-rule"] == [("r0", "ry")]  # mergeable: a: -
 
 
@@ -228,7 +228,7 @@ def test_any_allows_overlaps_that_decide_alike_and_names_the_ones_that_do_not():
     assert (d.rules, d.witness) == (("xy", "yz"), {"a": "y", "b": False})
     copy = check(mini("- {id: all, then: p}\n- {id: again, when: {a: x}, then: p}\n", hit_policy="any"))
     d = only(copy, "redundant-rule")  # hidden by an earlier rule, which under any is no error
-    assert (d.rules, d.facts["problem"]) == (("again",), "others") and "unreachable-rule" not in codes(copy)
+    assert (d.rules, d.facts.problem) == (("again",), "others") and "unreachable-rule" not in codes(copy)
 
 
 def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
@@ -239,7 +239,7 @@ def test_priority_decides_by_the_outputs_order_and_names_the_rules_it_masks():
     assert decide_facts(diagram, {"a": "y", "b": True}).rule_id == "high"  # q is listed after p
     assert decide_facts(diagram, {"a": "x", "b": True}).rule_id == "low"
     d = only(c, "unreachable-rule")
-    assert (d.rules, d.facts["problem"], d.facts["hiders"]) == (("masked", "high"), "priority", ["high"])
+    assert (d.rules, d.facts.problem, d.facts.hiders) == (("masked", "high"), "priority", ["high"])
     assert "of higher or equal priority" in d.message
 
 
@@ -247,8 +247,8 @@ def test_rules_that_differ_in_one_cell_and_decide_alike_are_offered_as_one():
     text = mini("- {id: xt, when: {a: x, b: true}, then: p}\n- {id: yt, when: {a: y, b: true}, then: p}\n"
                 "- {id: rest, when: {a: z}, then: q}\n- {id: idle, when: {a: [x, y], b: false}, then: q}\n")
     d = only(check(text), "mergeable-rules")
-    assert d.severity.value == "note" and d.rules == ("xt", "yt") and d.facts["input"] == "a"
-    assert d.facts["merged"] == {"id": "xt", "when": {"a": ["x", "y"], "b": True}, "then": "p"}
+    assert d.severity.value == "note" and d.rules == ("xt", "yt") and d.facts.input == "a"
+    assert d.facts.merged == {"id": "xt", "when": {"a": ["x", "y"], "b": True}, "then": "p"}
 
 
 def test_rules_each_taken_by_an_earlier_merge_are_left_alone():
@@ -301,11 +301,11 @@ def test_a_misspelt_value_in_one_rule_does_not_hide_a_gap_elsewhere():
     c = check(text)
     assert c.table is None and not c.ok
     partial = only(c, "analysis-partial")
-    assert (partial.facts["rules_left_out"], partial.severity.value) == (["bad"], "note")
+    assert (partial.facts.rules_left_out, partial.severity.value) == (["bad"], "note")
     gaps = [d for d in c.diagnostics if d.code == "gap"]
-    assert {str(g.facts["region"]) for g in gaps} == {str({"a": ["x"]}), str({"a": ["z"], "b": [False]})}
-    assert all(g.facts["partial"] for g in gaps) and "= note: partial" in str(gaps[0])
-    assert not only(c, "unknown-value").facts.get("partial")  # what failed to build is no guess
+    assert {str(g.facts.region) for g in gaps} == {str({"a": ["x"]}), str({"a": ["z"], "b": [False]})}
+    assert all(g.partial for g in gaps) and "= note: partial" in str(gaps[0])
+    assert not only(c, "unknown-value").partial  # what failed to build is no guess
 
 
 def test_no_partial_analysis_when_an_input_or_the_output_fails_to_build():
@@ -319,7 +319,7 @@ INVARIANTS = ("invariants:\n  - {id: z-is-q, if: {a: z}, then: {output: q}}\n")
 def test_a_gaps_help_proposes_only_the_outputs_the_invariants_allow():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n", extra=INVARIANTS)
     d = only(check(text), "gap")
-    assert d.facts["outputs"] == ["q"] and d.facts["forbidden"] == {"p": "invariant 'z-is-q'"}
+    assert d.facts.outputs == ["q"] and d.facts.forbidden == {"p": "invariant 'z-is-q'"}
     assert "with TODO one of: q " in d.help and "ruled out: 'p' (invariant 'z-is-q')" in d.help
 
 
@@ -327,7 +327,7 @@ def test_a_gap_no_output_may_close_says_so():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: y}, then: q}\n",
                 extra=INVARIANTS + "  - {id: z-is-p, if: {a: z}, then: {output: p}}\n")
     d = only(check(text), "gap")
-    assert d.facts["outputs"] == [] and "TODO" not in d.help and d.help.startswith("no output is allowed there: 'p' (")
+    assert d.facts.outputs == [] and "TODO" not in d.help and d.help.startswith("no output is allowed there: 'p' (")
 
 
 def test_a_case_whose_expectation_an_invariant_forbids_is_reported_at_expect_naming_the_invariant():
@@ -335,10 +335,10 @@ def test_a_case_whose_expectation_an_invariant_forbids_is_reported_at_expect_nam
                 extra=INVARIANTS + "cases:\n  - {given: {a: z, b: true}, expect: p}\n")
     d = only(check(text), "case-failed")
     line = text.splitlines()[d.span.line - 1]
-    assert line[d.span.column - 1:].startswith("p}") and d.facts["invariant"] == "z-is-q"
+    assert line[d.span.column - 1:].startswith("p}") and d.facts.invariant == "z-is-q"
     assert [r.name for r in d.related] == ["z-is-q"] and d.help.startswith("the case is wrong: invariant 'z-is-q'")
     plain = only(check(text.replace("expect: p}", "expect: q}").replace("then: q}", "then: p}")), "case-failed")
-    assert plain.facts.get("invariant") is None and plain.help.startswith("fix the rule if the case is right")
+    assert plain.facts.invariant is None and plain.help.startswith("fix the rule if the case is right")
 
 
 def test_an_overlapping_rule_is_judged_alone_so_the_invariant_it_breaks_shows_with_the_overlap():
@@ -349,7 +349,7 @@ def test_an_overlapping_rule_is_judged_alone_so_the_invariant_it_breaks_shows_wi
     found = codes(check(text))
     assert "overlap" in found and "invariant" in found, found
     d = only(check(text), "invariant")
-    assert d.facts["rule"] == "new" and d.facts["invariant"] == "z-is-q"
+    assert d.facts.rule == "new" and d.facts.invariant == "z-is-q"
     first = check(text.replace("hit_policy: unique", "hit_policy: first"))  # first: the earlier rule decides
     assert "invariant" not in codes(first)
 
@@ -375,7 +375,7 @@ def test_a_gaps_help_leaves_out_the_pools_the_swa_contract_refuses(tmp_path):
     text = ("format: 1\ndecision: swa_kv_pool\nhit_policy: unique\ninputs:\n  active_pool: {values: [swa, other]}\n"
             "output: {values: [active, none]}\nrules:\n  - {id: a, when: {active_pool: swa}, then: active}\n")
     d = only(check_bytes(text, "t.yaml", enums=EnumPolicy(do_import=False), contracts=CONTRACTS), "gap")
-    assert d.facts["outputs"] == ["none"] and "active_pool=swa" in d.facts["forbidden"]["active"]
+    assert d.facts.outputs == ["none"] and "active_pool=swa" in d.facts.forbidden["active"]
     assert "with TODO one of: none " in d.help
 
 

@@ -7,7 +7,7 @@ from ..helpers import check, line_of, mini, only
 def test_unknown_value_in_a_cell_is_located():
     text = mini("- {id: r1, when: {a: w}, then: p}\n")
     d = only(check(text), "unknown-value")
-    assert (d.facts["problem"], d.got, d.facts["input"], d.expected) == ("input", "w", "a", ("x", "y", "z"))
+    assert (d.facts.problem, d.got, d.facts.input, d.expected) == ("input", "w", "a", ("x", "y", "z"))
     assert d.span.line == line_of(text, "id: r1")
 
 
@@ -20,12 +20,12 @@ def test_unknown_value_in_a_list_cell_points_at_the_item():
 
 def test_boolean_where_a_string_is_expected_gets_quoting_help():
     text = mini("- {id: r1, when: {a: yes}, then: p}\n")
-    assert only(check(text), "unknown-value").facts["hint"] == "yaml-bool"
+    assert only(check(text), "unknown-value").facts.hint == "yaml-bool"
 
 
 def test_unknown_output_value():
     text = mini("- {id: r1, then: maybe}\n")
-    assert only(check(text), "unknown-value").facts["problem"] == "output"
+    assert only(check(text), "unknown-value").facts.problem == "output"
 
 
 def test_unknown_input_name():
@@ -38,7 +38,7 @@ def test_duplicate_rule_id_names_the_first():
     text = mini("- {id: r1, when: {a: x}, then: p}\n- {id: r1, when: {a: [y, z]}, then: q}\n")
     d = only(check(text), "duplicate-rule-id")
     assert d.span.line == line_of(text, "a: [y, z]")
-    assert (d.got, d.facts["first_line"]) == ("r1", line_of(text, "a: x"))
+    assert (d.got, d.facts.first_line) == ("r1", line_of(text, "a: x"))
 
 
 def test_duplicate_domain_value():
@@ -60,7 +60,7 @@ def test_a_broken_table_is_not_built():
 
 def test_a_table_too_large_for_the_model_is_refused_before_it_is_built():
     c = check(families.chain(1500))
-    assert [d.code for d in c.diagnostics] == ["analysis-budget"] and c.diagnostics[0].facts["problem"] == "cells"
+    assert [d.code for d in c.diagnostics] == ["analysis-budget"] and c.diagnostics[0].facts.problem == "cells"
 
 
 
@@ -92,7 +92,7 @@ def test_did_you_mean_works_on_a_budget_per_check(monkeypatch):
     checked = check(families.misspelt_values(300, 200))
     assert [d.code for d in checked.diagnostics] == ["unknown-value"] * 300
     assert compared[0] <= 10_000, compared[0]
-    assert checked.diagnostics[0].facts["suggestion"] == "value0"
+    assert checked.diagnostics[0].facts.suggestion == "value0"
     compared[0] = 0
     checked = check(families.misspelt_values(300, 1))
-    assert compared[0] == 1 and all(d.facts["suggestion"] == "value0" for d in checked.diagnostics)
+    assert compared[0] == 1 and all(d.facts.suggestion == "value0" for d in checked.diagnostics)

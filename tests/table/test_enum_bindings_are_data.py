@@ -41,7 +41,7 @@ def test_a_binding_outside_the_allowed_modules_is_not_imported(module_at, tmp_pa
     module_at("fake_engine", f"open({str(marker)!r}, 'w').close()\nimport enum\nA = enum.Enum('A', 'x y z')\n")
     c = run_check(bound_table("fake_engine:A"), allowed=("sglang",))
     d = next(d for d in c.diagnostics if d.code == "enum-not-allowed")
-    assert d.severity.value == "warning" and d.facts["allowed"] == ["sglang"]
+    assert d.severity.value == "warning" and d.facts.allowed == ["sglang"]
     assert not marker.exists() and "fake_engine" not in sys.modules
 
 
@@ -58,7 +58,7 @@ def test_a_module_in_the_working_directory_is_not_imported(tmp_path, monkeypatch
     bound_members.cache_clear()
     c = run_check(bound_table("cwd_engine:A"), allowed=("cwd_engine",))
     assert [d.code for d in c.diagnostics] == ["enum-import-failed"] and "cwd_engine" not in sys.modules
-    assert "would be imported from the working directory" in c.diagnostics[0].facts["reason"]
+    assert "would be imported from the working directory" in c.diagnostics[0].facts.reason
 
 
 def test_system_exit_of_an_import_is_a_warning_with_the_reason(module_at):
@@ -66,7 +66,7 @@ def test_system_exit_of_an_import_is_a_warning_with_the_reason(module_at):
     module_at("fake_engine", "import sys\nsys.exit(3)\n")
     c = run_check(bound_table("fake_engine:A"), allowed=("fake_engine",))
     d = next(d for d in c.diagnostics if d.code == "enum-import-failed")
-    assert "SystemExit: 3" in d.facts["reason"] and d.severity.value == "warning"
+    assert "SystemExit: 3" in d.facts.reason and d.severity.value == "warning"
 
 
 def test_checking_a_bound_table_leaves_sys_path_and_the_streams_alone(module_at, monkeypatch):

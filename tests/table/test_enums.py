@@ -65,7 +65,7 @@ def test_new_engine_member_is_a_gap_naming_it(engine_enum):
 def test_a_bound_value_no_case_names_is_a_warning_and_an_error_when_strict(engine_enum, write, capsys):
     text = bound_table(engine_enum("x y z"), cases=CASES.replace("  - {given: {a: z}, expect: q}\n", ""))
     d = only(run_check(text), "uncased-value")
-    assert d.severity.value == "warning" and (d.got, d.facts["input"], d.facts["homes"]) == (["z"], "a", [])
+    assert d.severity.value == "warning" and (d.got, d.facts.input, d.facts.homes) == (["z"], "a", [])
     assert d.help == "add a case with given: {a: z, ...}"  # paste-ready: the words matter here
     path = str(write(text))
     assert main(["validate", "--enum-module", "fake_engine", path]) == 0
@@ -98,14 +98,14 @@ def test_a_case_names_the_one_value_of_a_one_value_input(engine_enum):
 
 def test_value_that_is_not_a_member_is_a_warning(engine_enum):
     d = only(run_check(bound_table(engine_enum("x y"))), "enum-extra-value")
-    assert d.severity.value == "warning" and (d.got, d.facts["input"]) == ("z", "a")
+    assert d.severity.value == "warning" and (d.got, d.facts.input) == ("z", "a")
 
 
 
 def test_unimportable_binding_is_a_note_not_a_failure():
     c = run_check(bound_table("no_such_engine_pkg.spec:Algorithm"))
     d = only(c, "enum-import")
-    assert d.severity.value == "note" and d.facts["module"] == "no_such_engine_pkg" and c.ok
+    assert d.severity.value == "note" and d.facts.module == "no_such_engine_pkg" and c.ok
 
 
 
@@ -113,14 +113,14 @@ def test_binding_whose_import_fails_is_a_warning_with_the_reason(engine_enum):
     """Valid, but --strict fails: an installed engine that does not import checks no drift."""
     c = run_check(bound_table(engine_enum("x y z", body="raise RuntimeError('needs a GPU')")))
     d = only(c, "enum-import-failed")
-    assert "needs a GPU" in d.facts["reason"] and d.severity.value == "warning" and c.ok
+    assert "needs a GPU" in d.facts.reason and d.severity.value == "warning" and c.ok
 
 
 
 def test_binding_to_a_non_enum_is_a_warning(engine_enum):
     engine_enum("x y z")
     c = run_check(bound_table("fake_engine:enum"))
-    assert "not an Enum" in only(c, "enum-import-failed").facts["reason"]
+    assert "not an Enum" in only(c, "enum-import-failed").facts.reason
 
 
 

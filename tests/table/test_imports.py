@@ -110,7 +110,7 @@ def test_a_bad_import_is_one_error_at_the_from_key(folder, edit, expected):
     path.write_text(edit(IMPORTER))
     c = check_path(path)
     d = only(c, "import")
-    assert {k: d.facts[k] for k in expected} == expected and d.span.file == str(path)
+    assert {k: getattr(d.facts, k) for k in expected} == expected and d.span.file == str(path)
     assert d.span.line == line_of(path.read_text(), "from:")
 
 
@@ -119,14 +119,14 @@ def test_an_import_is_not_imported_again(folder):
     (folder / "middle.yaml").write_text(IMPORTER)
     (folder / "importer.yaml").write_text(IMPORTER.replace("base.yaml", "middle.yaml"))
     d = only(check_path(folder / "importer.yaml"), "import")
-    assert (d.facts["problem"], d.facts["again"]) == ("imported-again", "base.yaml") and d.related
+    assert (d.facts.problem, d.facts.again) == ("imported-again", "base.yaml") and d.related
 
 
 
 def test_an_invalid_imported_table_is_named(folder):
     (folder / "base.yaml").write_text(SETS.replace("format: 1", "format: 2") + "rules: []\n")
     d = only(check_path(folder / "importer.yaml"), "import")
-    assert (d.facts["problem"], d.facts["shown"], d.facts["first"]) == ("invalid", str(folder / "base.yaml"), "schema")
+    assert (d.facts.problem, d.facts.shown, d.facts.first) == ("invalid", str(folder / "base.yaml"), "schema")
 
 
 
@@ -178,7 +178,7 @@ def test_an_import_through_a_link_out_of_the_folder_is_refused_and_never_quoted(
     (folder / "base.yaml").symlink_to(secret)
     c = check_path(folder / "importer.yaml")
     d = only(c, "import")
-    assert d.facts["problem"] == "outside"
+    assert d.facts.problem == "outside"
     assert not any("TOKEN-8f2e" in str(x) for x in c.diagnostics)
 
 
@@ -187,7 +187,7 @@ def test_an_imported_file_that_is_not_a_table_is_named_by_code_and_place_not_quo
     (folder / "base.yaml").write_text("TOKEN-8f2e: [not a table\n")
     c = check_path(folder / "importer.yaml")
     d = only(c, "import")
-    assert (d.facts["count"], d.facts["first"], d.facts["first_line"]) == (1, "yaml-syntax", 2)
+    assert (d.facts.count, d.facts.first, d.facts.first_line) == (1, "yaml-syntax", 2)
     assert "TOKEN-8f2e" not in str(d)
 
 

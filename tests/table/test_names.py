@@ -26,7 +26,7 @@ def test_whitespace_around_a_value_is_an_error_at_the_value(written):
 def test_a_value_in_another_case_than_its_input_is_a_warning_at_the_value(write, capsys):
     text = HEAD % "medusa"
     d = only(check(text), "value-case")
-    assert (d.got, d.expected, d.facts["convention"]) == ("medusa", "MEDUSA", "upper")
+    assert (d.got, d.expected, d.facts.convention) == ("medusa", "MEDUSA", "upper")
     assert (d.span.line, d.span.column) == (line_of(text, "medusa"), text.splitlines()[4].index("medusa") + 1)
     path = str(write(text))
     assert main(["validate", path]) == 0 and main(["validate", "--strict", path]) == 1

@@ -50,7 +50,7 @@ def test_rules_without_structure_end_in_the_budget_error_not_a_runaway():
     c = check(families.random_cubes(12, 8, 300))
     d = next(d for d in c.diagnostics if d.code == "analysis-budget")
     assert d.is_error and d.span.line == families.random_cubes(12, 8, 300).splitlines().index("rules:") + 1
-    assert (d.facts["problem"], d.facts["limit"]) == ("steps", 2_000_000)
+    assert (d.facts.problem, d.facts.limit) == ("steps", 2_000_000)
 
 
 

@@ -68,14 +68,14 @@ def test_shipped_table_has_the_modeline():
 def test_unknown_top_level_key_points_at_the_key():
     text = mini("- {id: r, then: p}\n") + "colour: blue\n"
     d = only(check(text), "schema")
-    assert (d.facts["problem"], d.got) == ("unknown-key", "colour")
+    assert (d.facts.problem, d.got) == ("unknown-key", "colour")
     assert d.span.line == line_of(text, "colour:")
 
 
 def test_missing_required_key():
     text = mini("- {id: r, then: p}\n").replace("hit_policy: unique\n", "")
     d = only(check(text), "schema")
-    assert (d.facts["problem"], d.expected) == ("missing-key", ["hit_policy"]) and d.span.line == 1
+    assert (d.facts.problem, d.expected) == ("missing-key", ["hit_policy"]) and d.span.line == 1
 
 
 def test_wrong_type_names_expected_and_got():
@@ -88,14 +88,14 @@ def test_wrong_type_names_expected_and_got():
 def test_bad_cell_explains_the_cell_forms():
     text = mini("- {id: r, when: {a: 3}, then: p}\n")
     d = only(check(text), "schema")
-    assert d.facts["problem"] == "cell-form" and d.keyword == "anyOf" and d.got == "integer"
+    assert d.facts.problem == "cell-form" and d.keyword == "anyOf" and d.got == "integer"
 
 
 def test_mapping_cell_with_a_wrong_key_names_the_key_at_its_position():
     """Read from jsonschema's structured context errors, not its prose."""
     text = mini("- {id: r, when: {a: {only: x}}, then: p}\n")
     d = only(check(text), "schema")
-    assert (d.facts["problem"], d.got, d.expected) == ("cell-key", "only", ["not", "in"])
+    assert (d.facts.problem, d.got, d.expected) == ("cell-key", "only", ["not", "in"])
     assert (d.keyword, d.expected, d.got) == ("additionalProperties", ["not", "in"], "only")
     assert d.span.column == text.splitlines()[d.span.line - 1].index("only") + 1
 
@@ -103,20 +103,20 @@ def test_mapping_cell_with_a_wrong_key_names_the_key_at_its_position():
 def test_list_cell_holding_a_number_points_at_the_number():
     text = mini("- {id: r, when: {a: [x, 3]}, then: p}\n")
     d = only(check(text), "schema")
-    assert (d.facts["path"], d.facts["item"], d.expected, d.got, d.facts["value"]) == (
+    assert (d.facts.path, d.facts.item, d.expected, d.got, d.facts.value) == (
         ["rules", 0, "when", "a", 1], "r", "string or boolean", "integer", 3)
 
 
 def test_missing_key_is_read_from_the_error_fields_not_its_message():
     d = only(check(mini("- {id: r, when: {a: x}}\n")), "schema")
-    assert (d.facts["problem"], d.expected) == ("missing-key", ["then"])
+    assert (d.facts.problem, d.expected) == ("missing-key", ["then"])
     assert d.keyword == "required" and d.expected == ["then"]
 
 
 def test_input_needs_values_or_type():
     text = mini("- {id: r, then: p}\n").replace("b: {type: bool}", "b: {description: nothing}")
     d = only(check(text), "schema")
-    assert (d.facts["problem"], d.facts["input"], d.facts["given"]) == ("domain", "b", [])
+    assert (d.facts.problem, d.facts.input, d.facts.given) == ("domain", "b", [])
     assert d.span.line == line_of(text, "b: {description")
 
 
@@ -194,14 +194,14 @@ def test_validate_imports_jsonschema_only_to_explain_a_failure(tmp_path):
 def test_a_typo_of_a_required_key_is_one_finding_with_a_suggestion_naming_the_rule_by_id():
     text = mini("- {id: rx, when: {a: x}, then: p}\n- {id: ry, when: {a: [y, z]}, than: p}\n")
     (d,) = check(text).diagnostics
-    assert (d.got, d.expected, d.facts["item"], d.facts["suggestion"]) == ("than", ["id", "when", "then", "why"],
+    assert (d.got, d.expected, d.facts.item, d.facts.suggestion) == ("than", ["id", "when", "then", "why"],
                                                                           "ry", "then")
     assert d.span.line == line_of(text, "than")
 
 
 def test_a_misspelt_keyword_value_gets_a_suggestion():
     d = only(check(mini("- {id: r, when: {a: '-'}, then: p}", hit_policy="uniqe")), "schema")
-    assert (d.keyword, d.got, d.facts["suggestion"]) == ("enum", "uniqe", "unique")
+    assert (d.keyword, d.got, d.facts.suggestion) == ("enum", "uniqe", "unique")
 
 
 def test_identifiers_refuse_a_trailing_newline():
@@ -237,7 +237,7 @@ def test_pairing_missing_keys_with_their_typos_is_linear_in_the_errors(monkeypat
     monkeypatch.setattr(jsonschema.ValidationError, "absolute_path", property(counted))
     checked = check(families.misspelt_keys(400))
     assert [d.code for d in checked.diagnostics] == ["schema"] * 400
-    assert all(d.facts["suggestion"] == "id" for d in checked.diagnostics)
+    assert all(d.facts.suggestion == "id" for d in checked.diagnostics)
     assert reads[0] <= 10 * 800, reads[0]
 
 

@@ -33,7 +33,7 @@ def test_duplicate_key_is_an_error_with_both_lines():
     d = diag("a: 1\nb:\n  c: 1\n  c: 2\n")
     assert d.code == "yaml-duplicate-key"
     assert (d.span.line, d.span.column) == (4, 3)
-    assert (d.facts["key"], d.facts["first_line"]) == ("c", 3)
+    assert (d.facts.key, d.facts.first_line) == ("c", 3)
 
 
 def test_python_tag_is_refused_without_constructing_anything():
@@ -54,7 +54,7 @@ def test_merge_key_is_refused():
 def test_boolean_key_is_refused_with_a_quoting_hint():
     d = diag("on: 1\n")
     assert d.code == "yaml-key-type"
-    assert d.facts["key"] is True
+    assert d.facts.key is True
 
 
 def test_syntax_error_points_at_the_problem():
@@ -67,7 +67,7 @@ def test_tab_indentation_gets_help():
     d = diag("a:\n\tb: 1\n")
     assert d.code == "yaml-syntax"
     assert d.span.line == 2
-    assert d.facts["problem"] == "tab"
+    assert d.facts.problem == "tab"
 
 
 def test_alias_bomb_is_capped():
@@ -104,13 +104,13 @@ def test_two_documents_are_refused():
 
 def test_directory_missing_and_oversized_paths(tmp_path):
     found = check_path(tmp_path)
-    assert found.table is None and found.diagnostics[0].code == "io" and found.diagnostics[0].facts["problem"] == "directory"
+    assert found.table is None and found.diagnostics[0].code == "io" and found.diagnostics[0].facts.problem == "directory"
     found = check_path(tmp_path / "nope.yaml")
-    assert found.table is None and found.diagnostics[0].facts["problem"] == "missing"
+    assert found.table is None and found.diagnostics[0].facts.problem == "missing"
     big = tmp_path / "big.yaml"
     big.write_bytes(b"# " + b"x" * MAX_BYTES + b"\n")
     found = check_path(big)
-    assert found.table is None and found.diagnostics[0].facts == {"problem": "too-large", "file": str(big), "limit": MAX_BYTES}
+    assert found.table is None and found.diagnostics[0].facts.as_dict() == {"problem": "too-large", "file": str(big), "limit": MAX_BYTES}
 
 
 def test_digest_is_of_the_bytes():
@@ -181,9 +181,9 @@ def test_an_alias_repeats_the_value_located_where_the_anchored_value_is_written(
 def test_anchor_and_alias_errors_name_the_place():
     assert diag("a: &x 1\nb: &x 2\n").span.line == 2  # duplicate anchor
     undefined = diag("a: 1\nb: *nope\n")
-    assert (undefined.code, undefined.span.line) == ("yaml-syntax", 2) and "nope" in undefined.facts["parser"]
+    assert (undefined.code, undefined.span.line) == ("yaml-syntax", 2) and "nope" in undefined.facts.parser
     recursive = diag("a: &x [1, *x]\n")
-    assert recursive.code == "yaml-syntax" and recursive.facts == {"problem": "recursive-alias", "anchor": "x"}
+    assert recursive.code == "yaml-syntax" and recursive.facts.as_dict() == {"problem": "recursive-alias", "anchor": "x"}
 
 
 def test_explicit_tags_are_checked_not_trusted():
@@ -198,7 +198,7 @@ def test_nesting_past_the_limit_is_refused_before_python_recursion():
     from swapool.table.source import MAX_DEPTH
 
     d = diag("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n")
-    assert d.code == "yaml-syntax" and d.facts == {"problem": "too-deep", "limit": MAX_DEPTH}
+    assert d.code == "yaml-syntax" and d.facts.as_dict() == {"problem": "too-deep", "limit": MAX_DEPTH}
     assert parse_document("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n", "t.yaml")[1] == []
 
 
@@ -276,7 +276,7 @@ def test_nesting_past_either_composer_s_own_limit_is_located_too_deep(loader):
     data, found = read_with(loader, "a: " + "[" * 400 + "]" * 400 + "\n")
     assert data is None and found == (("yaml-syntax", 1, 4 + MAX_DEPTH),), found
     deeper = parse_document("a: " + "[" * 5000 + "]" * 5000 + "\n", "t.yaml")[1]  # located at 1:1 for now
-    assert [(d.code, d.facts) for d in deeper] == [("yaml-syntax", {"problem": "too-deep", "limit": MAX_DEPTH})]
+    assert [(d.code, d.facts.as_dict()) for d in deeper] == [("yaml-syntax", {"problem": "too-deep", "limit": MAX_DEPTH})]
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path):
@@ -301,7 +301,7 @@ def test_a_pipe_swapped_in_after_a_check_cannot_block_the_read(tmp_path):
     code = ("import os, stat, sys\nfrom swapool.table import source\nreal = os.stat\n"
             "class Regular:\n    st_mode = stat.S_IFREG | 0o644\n    st_size = 10\n"
             "source.os.stat = lambda p, *a, **k: Regular() if str(p) == sys.argv[1] else real(p, *a, **k)\n"
-            "print(source.read_bytes(sys.argv[1])[1][0].facts['problem'])")
+            "print(source.read_bytes(sys.argv[1])[1][0].facts.problem)")
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "not-regular", done.stderr
 
@@ -333,7 +333,7 @@ def test_scalars_that_break_or_slow_the_constructor_are_located_errors(text, say
     from swapool.table.source import parse_document
 
     doc, problems = parse_document(text, "t.yaml")
-    assert doc is None and [p.code for p in problems] == ["yaml-tag"] and problems[0].facts == says
+    assert doc is None and [p.code for p in problems] == ["yaml-tag"] and problems[0].facts.as_dict() == says
 
 
 
@@ -396,7 +396,7 @@ def test_an_alias_counts_its_depth_and_values_as_if_written_out():
     from swapool.table.source import MAX_DEPTH
 
     deep = "a: &x [[[1]]]\nb: " + "[" * (MAX_DEPTH - 2) + "*x" + "]" * (MAX_DEPTH - 2) + "\n"
-    assert diag(deep).facts["problem"] == "too-deep"
+    assert diag(deep).facts.problem == "too-deep"
     assert parse_document("a: &x [[[1]]]\nb: " + "[" * (MAX_DEPTH - 5) + "*x" + "]" * (MAX_DEPTH - 5) + "\n")[0]
     text = "a: &x [" + ", ".join(["v"] * 99) + "]\nb: [" + ", ".join(["*x"] * 3000) + "]\n"
     assert diag(text).code == "yaml-alias-bomb"

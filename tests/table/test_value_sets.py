@@ -46,7 +46,7 @@ def test_a_list_of_sets_is_their_union_and_counts_as_naming_each_member():
 def test_an_unknown_set_is_named_at_its_position_with_a_suggestion():
     text = sets_table("- {id: lo, when: {a: {in: lwo}}, then: p}\n- {id: hi, when: {a: {in: high}}, then: q}\n")
     d = only(check(text), "unknown-set")
-    assert (d.facts["input"], d.expected, d.facts["suggestion"]) == ("a", ["low", "high"], "low")
+    assert (d.facts.input, d.expected, d.facts.suggestion) == ("a", ["low", "high"], "low")
     assert d.help == "did you mean 'low'?" and (d.span.line, d.got) == (line_of(text, "lwo"), "lwo")
     assert d.span.column == text.splitlines()[d.span.line - 1].index("lwo") + 1
 
@@ -56,14 +56,14 @@ def test_a_set_cell_on_an_input_without_sets_says_where_to_declare_them():
     text = sets_table("- {id: lo, when: {a: {in: low}, b: {in: yes_ones}}, then: p}\n"
                       "- {id: hi, when: {a: {in: high}}, then: q}\n")
     d = only(check(text), "unknown-set")
-    assert (d.facts["input"], d.expected) == ("b", []) and d.help == "declare it under inputs: b: sets:"
+    assert (d.facts.input, d.expected) == ("b", []) and d.help == "declare it under inputs: b: sets:"
 
 
 
 def test_set_members_must_be_values_when_values_are_listed():
     text = SETS.replace("    sets:\n", "    values: [x, y, z]\n    sets:\n").replace("high: [z]", "high: [zz]")
     d = only(check(text + "rules:\n  - {id: r, then: p}\n"), "unknown-value")
-    assert (d.got, d.facts["input"], d.facts["suggestion"]) == ("zz", "a", "z")
+    assert (d.got, d.facts.input, d.facts.suggestion) == ("zz", "a", "z")
     assert d.span.line == line_of(text, "high: [zz]")
 
 
@@ -79,7 +79,7 @@ def test_a_value_in_two_sets_that_make_the_values_is_one_error_at_the_second_lis
     c = check(text + "rules:\n  - {id: lo, when: {a: {in: low}}, then: p}\n  - {id: hi, when: {a: {in: high}}, then: q}\n")
     assert codes(c) == ["duplicate-value"], [str(d) for d in c.diagnostics]
     d = c.diagnostics[0]
-    assert (d.got, d.facts["set"], d.facts["first_set"]) == ("x", "high", "low")
+    assert (d.got, d.facts.set, d.facts.first_set) == ("x", "high", "low")
     assert (d.span.line, d.span.column) == (line_of(text, "high: [z, x]"), len("      high: [z, ") + 1)
     assert "keep 'x' in the one set" in d.help and "hit_policy" not in d.help
 
