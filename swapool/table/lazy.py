@@ -3,8 +3,6 @@ the CLI pay only for what they touch."""
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
@@ -19,6 +17,8 @@ def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, 
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module '{package}' has no attribute '{name}'")
+        import importlib  # on first use: it imports warnings, which `import swapool` need not pay
+
         value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value
         return value

@@ -96,11 +96,21 @@ class Facts:
         if code is not None:
             cls.code, cls.problem = code, problem
             _FACTS.setdefault(code.name, []).append(cls)
-        own = [f for f, kind in cls.__dict__.get("__annotations__", {}).items() if not kind.startswith("ClassVar")]
-        cls._fields = (*(f for f in cls._fields if f not in own), *own)
-        cls._required = frozenset(f for f in cls._fields if not hasattr(cls, f))
+
+    @classmethod
+    def _learn_fields(cls) -> None:
+        """Its fields and which have no default, from the annotations (on first use: a clean
+        check makes few findings, and ~100 classes are defined at start)."""
+        fields: list[str] = []
+        for klass in reversed(cls.__mro__):
+            own = [f for f, kind in klass.__dict__.get("__annotations__", {}).items() if not kind.startswith("ClassVar")]
+            fields = [f for f in fields if f not in own] + own
+        cls._fields = tuple(fields)
+        cls._required = frozenset(f for f in fields if not hasattr(cls, f))
 
     def __init__(self, **given: Any) -> None:
+        if "_fields" not in type(self).__dict__:
+            type(self)._learn_fields()
         unknown, missing = given.keys() - set(self._fields), self._required - given.keys()
         if unknown or missing:
             said = [f"no fact {sorted(unknown)}"] * bool(unknown) + [f"needs the facts {sorted(missing)}"] * bool(missing)
