@@ -4,47 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from typing import Any
 
-from ..table.codes.reading import IO
+from ..table.decided import Decided, decided
 from .jsonout import to_json
 from .reading import DEFAULT_TABLE, check, path_or_default
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
 
-NOWHERE = "(nowhere: earlier rules decide every input it matches, or it matches none)"
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A region of the input space and the rule deciding it (none: a gap). `show` and
-    `plan` print regions in this one shape."""
-
-    region: str
-    rule: Any = None
-
-    @property
-    def output(self) -> str | None:
-        return self.rule.then if self.rule else None
-
-    def json(self) -> dict[str, Any]:
-        return {"region": self.region, "output": self.output, "rule": self.rule.id if self.rule else None,
-                "at": str(self.rule.span) if self.rule else None}
-
-
-def decided(table: Any, *, idle_rules: bool = False) -> list[Decided]:
-    """Each rule's merged regions in table order, gaps last; with `idle_rules`, also each
-    rule that decides nothing, so that a reader sees it and why."""
-    from ..table.analysis import Analysis, decided_regions
-    from ..table.model import describe_region
-    from ..table.partition import Budget
-
-    rows = [Decided(describe_region(table.inputs, reg), table.rules[ri] if ri is not None else None)
-            for ri, regions in decided_regions(Analysis(table, Budget())) for reg in regions]
-    if idle_rules:
-        deciding = {r.rule.index for r in rows if r.rule}
-        rows += [Decided(NOWHERE, rule) for rule in table.rules if rule.index not in deciding]
-    return rows
+def decided_json(r: Decided) -> dict[str, Any]:
+    """A decided region as `show` and `plan` write it in JSON."""
+    return {"region": r.region, "output": r.output, "rule": r.rule.id if r.rule else None,
+            "at": str(r.rule.span) if r.rule else None}
 
 
 def add(commands: Any, reading: argparse.ArgumentParser) -> None:
@@ -65,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     checked = check(args, path)
     if checked.table is None:
         refuse("show", checked.diagnostics, f"{path} could not be read as a table")
-        return EXIT_USAGE if any(d.entry is IO for d in checked.diagnostics) else EXIT_FINDINGS
+        return EXIT_USAGE if checked.unreadable else EXIT_FINDINGS
     verdict = EXIT_OK if checked.ok else EXIT_FINDINGS
     if args.format in ("mermaid", "dot"):
         from ..table.diagram import Diagram
@@ -82,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     rows = decided(checked.table, idle_rules=True)
     if args.format == "json":
         print(to_json({"file": path, "inputs": list(checked.table.input_names),
-                       "decisions": [r.json() for r in rows]}, indent=2))
+                       "decisions": [decided_json(r) for r in rows]}, indent=2))
         return verdict
     width = max((len(r.rule.id if r.rule else "(no rule)") for r in rows), default=0)
     for r in rows:

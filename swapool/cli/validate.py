@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..table.codes.reading import IO
 from ..table.diagnostics import Severity
 from ..table.text import shown_list
 from .reading import DEFAULT_TABLE, check, default_table, importers, table_files
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _verdict(results: list[Any], diagnostics: list[Any], strict: bool) -> int:
-    if any(d.entry is IO for d in diagnostics):  # a file that cannot be read: usage, not a finding
+    if any(r.unreadable for r in results):  # a file that cannot be read: usage, not a finding
         return EXIT_USAGE
     if any(not r.ok for r in results) or strict and any(d.severity is Severity.WARNING for d in diagnostics):
         return EXIT_FINDINGS

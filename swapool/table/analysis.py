@@ -372,16 +372,6 @@ def _overlap_findings(table: Table, later: int, earlier: Sequence[int], total: i
     return found
 
 
-def decided_regions(analysis: Analysis) -> list[tuple[int | None, list[Cube]]]:
-    """For each rule (table order; None last for gaps), the merged regions it decides."""
-    table = analysis.table
-    by_rule: dict[int | None, list[Cube]] = {}
-    for reg, ri in analysis.hits(table.full_region):
-        by_rule.setdefault(ri, []).append(reg)
-    order = sorted(by_rule, key=lambda ri: len(table.rules) if ri is None else ri)
-    return [(ri, merge_regions(by_rule[ri])) for ri in order]
-
-
 def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
     """One finding per (invariant, rule) that decides an input against the invariant."""
     table = analysis.table

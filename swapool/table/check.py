@@ -11,6 +11,7 @@ from types import MappingProxyType
 from .analysis import Contract, analyse
 from .build import build_parts
 from .codes.analysis import AnalysisPartial
+from .codes.reading import IO
 from .diagnostics import Diagnostic, Severity, note, visible
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
@@ -48,6 +49,12 @@ class Checked(Record):
     @property
     def ok(self) -> bool:
         return self.table is not None and not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def unreadable(self) -> bool:
+        """The file (or one it imports) could not be read at all: an `io` finding, which a
+        command answers as a usage error, not as a finding about a table."""
+        return any(d.entry is IO for d in self.diagnostics)
 
     def __str__(self) -> str:
         """Each finding's `file:line:col: severity[code]: message` line, then the verdict."""

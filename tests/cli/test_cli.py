@@ -146,7 +146,8 @@ def test_module_entry_point_runs_without_traceback(tmp_path):
 
 
 def test_show_partitions_the_input_space_by_deciding_rule(capsys):
-    from swapool.table.analysis import Analysis, decided_regions
+    from swapool.table.analysis import Analysis
+    from swapool.table.decided import decided_regions
     from swapool.table.partition import Budget
     from swapool.table.check import check_path
     from swapool.table.enums import EnumPolicy
