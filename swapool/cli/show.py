@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_FINDINGS
         print((mermaid if args.format == "mermaid" else dot)(diagram))
         return verdict
-    rows = decided(checked.table, idle_rules=True)
+    rows = decided(checked.table, idle_rules=True, first=checked.analysis.first if checked.analysis else None)
     if args.format == "json":
         print(to_json({"file": path, "inputs": list(checked.table.input_names),
                        "decisions": [decided_json(r) for r in rows]}, indent=2))

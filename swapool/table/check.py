@@ -8,7 +8,7 @@ import gc
 import os
 from types import MappingProxyType
 
-from .analysis import Contract, analyse
+from .analysis import Analysis, Contract, analyse
 from .build import build_parts
 from .codes.analysis import AnalysisPartial
 from .codes.reading import IO
@@ -16,7 +16,7 @@ from .diagnostics import Diagnostic, Severity, note, visible
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
 from .model import Table
-from .partition import Budget, BudgetExceeded, Node
+from .partition import Budget, BudgetExceeded
 from .record import Record
 from .schema import check_schema
 from .source import Document, digest_of, parse_document, read_bytes
@@ -41,7 +41,7 @@ class Checked(Record):
     diagnostics: tuple[Diagnostic, ...]
     digest: str | None = None  # of the table's bytes and of every table it imports
     imports: tuple[tuple[str, str], ...] = ()  # (path, digest) of each table imported
-    first: Node | None = None  # the analysis's first-hit DAG
+    analysis: Analysis | None = None  # the table's analysis, its first-hit DAG with it
     #: Where `table` is None for a rule, case or invariant that failed to build: the table
     #: without them, which `explain` and `diff` answer from mid-edit.
     partial: Table | None = None
@@ -75,7 +75,7 @@ class Checked(Record):
         if not self.ok or self.table is None:
             return None
         with collector_paused():
-            return Diagram(self.table, Budget(), self.first)
+            return Diagram(self.table, Budget(), self.analysis.first if self.analysis else None)
 
 
 def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts: Contracts = NO_CONTRACTS,
@@ -87,7 +87,7 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     table = None
     imports = NO_IMPORTS
     digest = doc.digest
-    first: Node | None = None
+    done: Analysis | None = None
     partial: Table | None = None
     if not found:
         imports = resolve_imports(doc, folder)
@@ -105,13 +105,13 @@ def check_document(doc: Document, *, enums: EnumPolicy = EnumPolicy(), contracts
     if table is not None:
         contract = contracts.get(table.decision)
         done = analyse(table, Budget(), contract.forbids if contract else None)
-        found, first = done.findings + check_enum_bindings(table, enums), done.first
-        if contract is not None and first is not None:
+        found = done.findings + check_enum_bindings(table, enums)
+        if contract is not None and done.first is not None:
             try:
                 found += contract.check(done)
             except BudgetExceeded as exc:
                 found.append(done.out_of_budget(exc))
-    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, first,
+    return Checked(doc.file, table, tuple(sorted(found, key=Diagnostic.sort_key)), digest, imports.files, done,
                    partial)
 
 

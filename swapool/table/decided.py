@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .analysis import Analysis
 from .model import Rule, Table, describe_region
-from .partition import Budget, Cube, merge_regions
+from .partition import Budget, Cube, Node, merge_regions
 from .record import Record
 
 #: The region of a rule that decides nothing.
@@ -34,11 +34,12 @@ def decided_regions(analysis: Analysis) -> list[tuple[int | None, list[Cube]]]:
     return [(ri, merge_regions(by_rule[ri])) for ri in order]
 
 
-def decided(table: Table, *, idle_rules: bool = False) -> list[Decided]:
+def decided(table: Table, *, idle_rules: bool = False, first: Node | None = None) -> list[Decided]:
     """Each rule's merged regions in table order, gaps last; with `idle_rules`, also each
-    rule that decides nothing (`NOWHERE`), so that a reader sees it and why."""
+    rule that decides nothing (`NOWHERE`), so that a reader sees it and why. `first`: the
+    table's first-hit DAG, where its check built one (`Checked.analysis`)."""
     rows = [Decided(describe_region(table.inputs, reg), table.rules[ri] if ri is not None else None)
-            for ri, regions in decided_regions(Analysis(table, Budget())) for reg in regions]
+            for ri, regions in decided_regions(Analysis(table, Budget(), first)) for reg in regions]
     if idle_rules:
         deciding = {r.rule.index for r in rows if r.rule}
         rows += [Decided(NOWHERE, rule) for rule in table.rules if rule.index not in deciding]
