@@ -5,15 +5,13 @@ from __future__ import annotations
 import abc
 
 from ..table.model import Table
+from ..table.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any, Callable, Iterable
 
 DECISION = "swa_kv_pool"
-#: Facts read from a model runner, in the order the tables read them.
-SWA_FACTS = ("allocator_owns_active_pool", "active_pool", "active_swa_layers", "active_request_window",
-             "is_draft_worker", "spec_algorithm", "allocator_kvcache", "allocator_swa_layers")
 
 
 def has_swa_layers(pool: Any) -> bool:
@@ -39,22 +37,6 @@ def allocator_owns_pool(model_runner: Any) -> bool:
     return callable(getattr(allocator, "translate_kv_loc", None)) and allocator.get_kvcache() is pool
 
 
-#: Facts read from a pool rather than from the model runner: fact -> (the pool fact whose
-#: pool it reads, the function of that pool).
-POOL_DERIVED = {"active_swa_layers": ("active_pool", has_swa_layers),
-                "active_request_window": ("active_pool", has_request_window),
-                "allocator_swa_layers": ("allocator_kvcache", has_swa_layers)}
-#: Facts computed from the whole model runner.
-RUNNER_DERIVED = {"allocator_owns_active_pool": allocator_owns_pool}
-
-
-def read_pool(model_runner: Any, fact: str) -> Any:
-    """The pool a pool fact is about: the runner's own, or its allocator's kvcache."""
-    if fact == "active_pool":
-        return model_runner.token_to_kv_pool
-    return model_runner.token_to_kv_pool_allocator.get_kvcache()
-
-
 class RunnerFacts:
     """The facts of one model runner as the SWA decision reads them, each pool read at most
     once. A pool fact is `swa` when its pool passes the place's SWA pool check `types`;
@@ -69,22 +51,25 @@ class RunnerFacts:
         self.passed: dict[str, Any] = {}
 
     def pool(self, fact: str) -> Any:
+        """The pool a pool fact is about: the runner's own, or its allocator's kvcache."""
         if fact not in self.pools:
-            pool = self.pools[fact] = read_pool(self.runner, fact)
+            runner = self.runner
+            pool = runner.token_to_kv_pool if fact == "active_pool" else runner.token_to_kv_pool_allocator.get_kvcache()
+            self.pools[fact] = pool
             if isinstance(pool, self.types):
                 self.passed[fact] = pool
         return self.pools[fact]
 
+    def passes(self, fact: str) -> str:
+        """A pool fact's value: whether its pool passed the SWA check."""
+        self.pool(fact)
+        return "swa" if fact in self.passed else "other"
+
     def read(self, name: str) -> Any:
-        if name in POOL_FACTS:
-            self.pool(name)
-            return "swa" if name in self.passed else "other"
-        if name in POOL_DERIVED:
-            source, derive = POOL_DERIVED[name]
-            return derive(self.pool(source))
-        if name in RUNNER_DERIVED:
-            return RUNNER_DERIVED[name](self.runner)
-        return getattr(self.runner, name)
+        fact = _BY_NAME.get(name)
+        if fact is None or fact.read is None:
+            return getattr(self.runner, name)
+        return fact.read(self)
 
 
 def runner_facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str]) -> dict[str, Any]:
@@ -101,17 +86,42 @@ def runner_facts(model_runner: Any, types: tuple[type, ...], names: Iterable[str
     return out
 
 
-BOOL_FACTS = ("is_draft_worker", "active_swa_layers", "active_request_window", "allocator_owns_active_pool",
-              "allocator_swa_layers")
-#: What the pool facts are: whether the pool passes the backend's SWA pool check.
-POOL_FACTS = ("active_pool", "allocator_kvcache")
-POOL_VALUES = ("swa", "other")
-#: The outputs, and the pool each one hands back.
-SWA_OUTPUTS = ("active", "allocator", "none")
-#: The pool fact that must have passed the SWA check wherever an output is answered.
-SAFE_WHEN = {"active": "active_pool", "allocator": "allocator_kvcache"}
+class Fact(Record):
+    """A fact the SWA decision reads from a model runner: its kind (`pool`: whether a pool
+    passes the place's SWA pool check, valued swa or other; `bool`; `name`: the engine's
+    value, such as the speculative algorithm), and how it is read (None: the runner's
+    attribute of that name)."""
+
+    name: str
+    kind: str
+    read: Callable[[RunnerFacts], Any] | None = None
+
+
+POOL, BOOL, NAME = "pool", "bool", "name"
+
+#: The SWA decision, declared once: the facts it reads, in the order the tables read them
+#: (the contract checks a table's inputs against it, RunnerFacts reads a runner by it) ...
+FACTS = (Fact("allocator_owns_active_pool", BOOL, lambda f: allocator_owns_pool(f.runner)),
+         Fact("active_pool", POOL, lambda f: f.passes("active_pool")),
+         Fact("active_swa_layers", BOOL, lambda f: has_swa_layers(f.pool("active_pool"))),
+         Fact("active_request_window", BOOL, lambda f: has_request_window(f.pool("active_pool"))),
+         Fact("is_draft_worker", BOOL),
+         Fact("spec_algorithm", NAME),
+         Fact("allocator_kvcache", POOL, lambda f: f.passes("allocator_kvcache")),
+         Fact("allocator_swa_layers", BOOL, lambda f: has_swa_layers(f.pool("allocator_kvcache"))))
+#: ... and the outputs, each with the pool fact that must have passed the SWA check wherever
+#: it is answered (the pool it hands back), None for no pool.
+OUTPUTS: dict[str, str | None] = {"active": "active_pool", "allocator": "allocator_kvcache", "none": None}
 #: Inputs that name the place deciding (a backend); fixed by `Policy.restrict` before resolving.
 SELECTORS = ("backend",)
+
+_BY_NAME = {fact.name: fact for fact in FACTS}
+SWA_FACTS = tuple(_BY_NAME)
+BOOL_FACTS = tuple(f.name for f in FACTS if f.kind == BOOL)
+POOL_FACTS = tuple(f.name for f in FACTS if f.kind == POOL)
+POOL_VALUES = ("swa", "other")
+SWA_OUTPUTS = tuple(OUTPUTS)
+SAFE_WHEN = {output: fact for output, fact in OUTPUTS.items() if fact is not None}
 
 
 class SWAKVPoolLike(abc.ABC):
