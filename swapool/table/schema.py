@@ -207,8 +207,8 @@ _BY_KEYWORD: dict[str, Callable[[_Violation], Diagnostic | None]] = {
 
 def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> Diagnostic:
     """A cell matched none of its forms. The forms whose type the cell has fail deeper
-    (a `{nott: ...}` mapping, a list holding a number): report that error; a cell of
-    no form's type gets the list of forms."""
+    (a `{nott: ...}` mapping, a list holding a number): report that error (jsonschema's
+    best match of them); a cell of no form's type gets the list of forms."""
     value = err.instance
     if isinstance(value, dict) and (len(value) != 1 or any(k not in _CELL_KEYS for k in value)):
         return _cell_keys_error(doc, value, path)
@@ -220,10 +220,11 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> 
     else:
         inside = [e for e in err.context if e.relative_path or e.validator != "type"]
     if inside:
-        return _to_diagnostic(doc, min(inside, key=lambda e: _CELL_PREFERENCE.get(str(e.validator), 9)))
+        from jsonschema.exceptions import best_match
+
+        return _to_diagnostic(doc, best_match(inside))
     return error(SchemaCellForm(expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"],
-                                got=_kind(value),
-                                value=value, keyword="anyOf", **_place(doc, path)), doc.span(path))
+                                got=_kind(value), value=value, keyword="anyOf", **_place(doc, path)), doc.span(path))
 
 
 def _cell_keys_error(doc: Document, value: dict, path: tuple) -> Diagnostic:
@@ -238,6 +239,3 @@ def _cell_keys_error(doc: Document, value: dict, path: tuple) -> Diagnostic:
 
 _CELL_KEYS = ("not", "in")
 _DOMAIN_KEYS = ("type", "values", "sets", "from", "enum")
-
-
-_CELL_PREFERENCE = {"additionalProperties": 0, "type": 1, "required": 2}
