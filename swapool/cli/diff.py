@@ -143,7 +143,7 @@ def run_git(args: argparse.Namespace) -> int:
 def _text_diff(old: str, new: str, old_name: str, new_name: str) -> None:
     import difflib
 
-    from ..table.source import read_bytes
+    from ..table.files import read_bytes
 
     before, after = ((read_bytes(f)[0] or b"").decode("utf-8", "replace").splitlines(keepends=True) for f in (old, new))
     sys.stdout.writelines(difflib.unified_diff(before, after, old_name, new_name))

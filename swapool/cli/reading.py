@@ -77,7 +77,8 @@ def importers(paths: Sequence[str]) -> dict[str, str]:
     each with the file it imports: renaming a set in swa.yaml breaks swa_backends.yaml, so a
     check of the one (a pre-commit hook passes only what changed) checks the other too.
     Each candidate is read through the bounded reader, never run."""
-    from ..table.source import parse_document, read_bytes
+    from ..table.files import read_bytes
+    from ..table.source import parse_document
 
     given = {os.path.realpath(p) for p in paths if p not in ("-", "")}
     found: dict[str, str] = {}
@@ -136,7 +137,7 @@ def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder
     from ..table.check import Checked, check_bytes, check_path
     from ..table.codes.reading import IoClosed, IoTooLarge
     from ..table.diagnostics import Span, error
-    from ..table.source import MAX_BYTES
+    from ..table.files import MAX_BYTES
 
     if path != "-":
         return check_path(path, display=name or path, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)

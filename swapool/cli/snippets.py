@@ -12,7 +12,8 @@ import unicodedata
 from typing import NamedTuple
 
 from ..table.diagnostics import Span, visible
-from ..table.source import editor_lines, read_bytes
+from ..table.files import read_bytes
+from ..table.source import editor_lines
 
 #: Where a plain scalar ends inside [...] or {...}, and anywhere.
 _FLOW_END = ",]}"

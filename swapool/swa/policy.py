@@ -15,7 +15,7 @@ from .codes import DecisionKindLoads
 from ..table.diagram import Diagram
 from ..table.enums import EnumPolicy, enum_modules_from_env
 from ..table.model import Table
-from ..table.source import digest_of, read_bytes
+from ..table.files import digest_of, read_bytes
 from . import distributed
 from .contract import CONTRACTS
 from .facts import DECISION, DEFAULT_SWA_POOL_TYPES, ENUM_MODULES, SAFE_WHEN, RunnerFacts, unsupported

@@ -19,7 +19,8 @@ from .model import Table
 from .partition import Budget, BudgetExceeded
 from .record import Record
 from .schema import check_schema
-from .source import Document, digest_of, parse_document, read_bytes
+from .files import digest_of, read_bytes
+from .source import Document, parse_document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from .codes.imports import (ImportImportedAgain, ImportInvalid, ImportItself, Im
                             ImportOutside, ImportTooLarge, ImportUnreadable)
 from .diagnostics import Diagnostic, Related, Span, Suggestions, error
 from .schema import check_schema
-from .source import MAX_BYTES, Document, digest_of, parse_document, read_bytes
+from .files import MAX_BYTES, digest_of, read_bytes
+from .source import Document, parse_document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from swapool import PolicyError, load_policy
 from swapool.cli import main
 from swapool.swa.policy import clear_cache
-from swapool.table.source import MAX_BYTES
+from swapool.table.files import MAX_BYTES
 from swapool.table.check import check_bytes
 from swapool.table.enums import EnumPolicy
 

@@ -170,6 +170,14 @@ def test_the_prose_check_sees_a_sentence_where_a_finding_is_made():
     assert prose_in_findings('error(Gap(why="no rule decides it"), span)') == ["line 1: why"]
 
 
+def test_no_module_is_longer_than_450_lines():
+    """A module past 450 lines holds more than one job (the simplification issue's limit);
+    generated code aside."""
+    long = {module_name(p): n for p in MODULES if "generated" not in p.parts
+            and (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
+    assert not long, long
+
+
 def test_no_function_is_more_complex_than_twenty():
     """Cyclomatic complexity as radon counts it (the simplification issue's limit): a function
     past 20 branches does several jobs; each gets a function of its own. Generated code aside."""

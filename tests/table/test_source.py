@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from swapool.table.check import check_path
-from swapool.table.source import MAX_BYTES, parse_document
+from swapool.table.files import MAX_BYTES
+from swapool.table.source import parse_document
 
 from .. import hostile_families as families
 from ..helpers import check, mini
@@ -298,10 +299,10 @@ def test_a_pipe_swapped_in_after_a_check_cannot_block_the_read(tmp_path):
     called a regular file (the race) is still refused. In a child with a deadline."""
     fifo = tmp_path / "table.yaml"
     os.mkfifo(fifo)
-    code = ("import os, stat, sys\nfrom swapool.table import source\nreal = os.stat\n"
+    code = ("import os, stat, sys\nfrom swapool.table import files\nreal = os.stat\n"
             "class Regular:\n    st_mode = stat.S_IFREG | 0o644\n    st_size = 10\n"
-            "source.os.stat = lambda p, *a, **k: Regular() if str(p) == sys.argv[1] else real(p, *a, **k)\n"
-            "print(source.read_bytes(sys.argv[1])[1][0].facts.problem)")
+            "files.os.stat = lambda p, *a, **k: Regular() if str(p) == sys.argv[1] else real(p, *a, **k)\n"
+            "print(files.read_bytes(sys.argv[1])[1][0].facts.problem)")
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "not-regular", done.stderr
 
@@ -309,7 +310,7 @@ def test_a_pipe_swapped_in_after_a_check_cannot_block_the_read(tmp_path):
 
 def test_a_file_that_reports_no_size_is_not_read():
     """A /proc file says size 0 and some block when read (/proc/kmsg): taken as empty, unread."""
-    from swapool.table.source import read_bytes
+    from swapool.table.files import read_bytes
 
     assert read_bytes("/proc/self/status") == (b"", [])
 
@@ -407,7 +408,7 @@ def test_the_digest_is_sha256_whichever_implementation_computes_it():
     digest, which names a table in logs and in the ranks' agreement."""
     import hashlib
 
-    from swapool.table.source import digest_of
+    from swapool.table.files import digest_of
 
     for raw in (b"", b"format: 1\n", bytes(range(256)) * 5000):
         assert digest_of(raw) == hashlib.sha256(raw).hexdigest()
