@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..table.codes import yaml_flow
 from .jsonout import to_json
 from .reading import DEFAULT_TABLE, check, default_table, table_files
 from .render import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, refuse, say
@@ -59,7 +60,7 @@ def _one(args: argparse.Namespace, path: str) -> int:
                 say("  = note: equivalent: it decides every input as the table does; no case can tell them apart")
             else:
                 say("  = help: add this case, which the table passes and the edit fails:")
-                say(f"      - {_flow(s.case)}")
+                say(f"      - {yaml_flow(s.case)}")
         if report.stopped:
             say(f"{path}: stopped after {report.total:,} of {report.planned:,} mutants: the work budget of a run "
                 "is spent; split the table, or mutate a part of it")
@@ -67,13 +68,6 @@ def _one(args: argparse.Namespace, path: str) -> int:
     if report.survivors:
         return EXIT_FINDINGS
     return EXIT_STOPPED if report.stopped else EXIT_OK
-
-
-def _flow(data: Any) -> str:
-    """`data` as one line of YAML flow style, ready to paste under `cases:`."""
-    import yaml
-
-    return yaml.safe_dump(data, default_flow_style=True, sort_keys=False, width=1 << 16).strip()
 
 
 def _rate(killed: int, total: int) -> str:

@@ -22,7 +22,7 @@ _OVERLAP_HELP = ("narrow one of the rules so it leaves out what both decide (a v
                  "in one)")
 
 
-def _requirement(required: Mapping[str, Any]) -> str:
+def _requirement_words(required: Mapping[str, Any]) -> str:
     """What an invariant's `then` asks for: `output` (the outputs it allows, when not all)
     and the region its inputs must lie in."""
     parts = []
@@ -240,7 +240,7 @@ class BrokenInvariant(Facts, code=INVARIANT):
         return (
             f"rule '{self.rule}' breaks invariant '{self.invariant}': where {describe_terms(self.region)} it decides "
             f"'{self.then}', but the "
-            f"invariant requires {_requirement(self.expected)}"
+            f"invariant requires {_requirement_words(self.expected)}"
             + (f" ({' '.join(self.why.split())})" if self.why else ""),
             "narrow the rule, or fix the invariant if the rule is right")
 
