@@ -12,6 +12,8 @@ collections that ran during the call are counted by generation). Also the module
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import json
 import os
 import statistics
@@ -53,6 +55,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args()
+    # An install writes bytecode; a checkout run with PYTHONDONTWRITEBYTECODE=1 would
+    # otherwise compile every swapool module in each run and time the compiler.
+    package = importlib.util.find_spec("swapool")
+    assert package is not None and package.origin is not None, "swapool is not importable here"
+    compileall.compile_dir(os.path.dirname(package.origin), quiet=1)
     for env in WAYS.values():
         once(env)  # warm the file cache
     samples: dict[str, list[dict]] = {way: [] for way in WAYS}
