@@ -58,7 +58,7 @@ def _one(args: argparse.Namespace, path: str) -> int:
             say(f"{s.span or path}: survived: {s.description}")
             if s.equivalent:
                 say("  = note: equivalent: it decides every input as the table does; no case can tell them apart")
-            else:
+            elif s.case is not None:  # a mutant that is not equivalent has the case that tells them apart
                 say("  = help: add this case, which the table passes and the edit fails:")
                 say(f"      - {yaml_flow(s.case)}")
         if report.stopped:

@@ -66,7 +66,7 @@ class DecisionKindOutputs(Facts, code=DECISION_KIND, problem="outputs"):
 
     def words(self) -> Words:
         return (f"output value(s) {', '.join(map(format_value, self.got))} are not pools the resolver can return",
-               None)
+                None)
 
 
 class DecisionKindLoads(Facts, code=DECISION_KIND, problem="loads"):
@@ -75,7 +75,7 @@ class DecisionKindLoads(Facts, code=DECISION_KIND, problem="loads"):
 
     def words(self) -> Words:
         return (f"load_policy loads {self.expected} tables; this one decides '{self.got}'",
-               "use swapool.table (check_path and Decider) for other decisions")
+                "use swapool.table (check_path and Decider) for other decisions")
 
 
 UNSAFE_POOL: Code = Code(

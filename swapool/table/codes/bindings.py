@@ -6,7 +6,7 @@ from . import Code, Facts, Severity, _v, adding_hint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
 
     from . import Words
 
@@ -91,7 +91,7 @@ class EnumExtraValue(Facts, code=ENUM_EXTRA_VALUE):
 
     def words(self) -> Words:
         return (f"value {_v(self.got)} of input '{self.input}' is not a member of {self.enum}",
-               "remove the value, or check the binding names the right enum")
+                "remove the value, or check the binding names the right enum")
 
 
 ENUM_NOT_ALLOWED: Code = Code(

@@ -7,7 +7,7 @@ from . import LISTED_VALUES, Code, Facts, Severity, _all, _json, _v, did_you_mea
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
 
     from . import Words
 
@@ -209,7 +209,7 @@ class UnknownInput(Facts, code=UNKNOWN_INPUT):
 
     def words(self) -> Words:
         return (f"'{_v(self.got)}' is not an input of this table (inputs: {_all(self.expected)})",
-               did_you_mean(self.suggestion))
+                did_you_mean(self.suggestion))
 
 
 UNKNOWN_VALUE: Code = Code(
@@ -299,7 +299,7 @@ class DuplicateValueSet(Facts, code=DUPLICATE_VALUE, problem="set"):
 
     def words(self) -> Words:
         return (f"value set '{self.set}' of input '{self.input}' lists the value '{_v(self.got)}' twice",
-               None)
+                None)
 
 
 class DuplicateValueTwoSets(Facts, code=DUPLICATE_VALUE, problem="two-sets"):
@@ -331,7 +331,7 @@ class DuplicateRuleId(Facts, code=DUPLICATE_RULE_ID):
 
     def words(self) -> Words:
         return (f"rule id '{_v(self.got)}' is already used by the rule at line {self.first_line}",
-               "give every rule a distinct id")
+                "give every rule a distinct id")
 
 
 RESERVED_NAME: Code = Code(
@@ -348,4 +348,4 @@ class ReservedName(Facts, code=RESERVED_NAME):
 
     def words(self) -> Words:
         return (f"an input cannot be named '{self.got}': invariant conditions use that key for the decision's output",
-               "rename the input")
+                "rename the input")

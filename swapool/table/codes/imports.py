@@ -6,7 +6,7 @@ from . import Code, Facts, Severity, _all, did_you_mean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
 
     from . import Words
 

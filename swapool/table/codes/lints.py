@@ -7,13 +7,13 @@ from . import SHOWN_VALUES, Code, Facts, Severity, _ids, _v
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
 
     from . import Words
 
 
 UNCASED_VALUE: Code = Code(
-    name="uncased-value", severity=Severity.WARNING, detail='error with --strict',
+    name="uncased-value", severity=Severity.WARNING, detail="error with --strict",
     summary="a value of an engine-bound input (`enum:`) that no case names, by value or through its set",
     example="`no case exercises exact of input 'mode' (bound to the engine's Mode)`",
     fix="add a case naming the value, or a case over its set (`{in: quickly}`)",
@@ -36,7 +36,7 @@ class UncasedValue(Facts, code=UNCASED_VALUE):
 
 
 VALUE_CASE: Code = Code(
-    name="value-case", severity=Severity.WARNING, detail='error with --strict',
+    name="value-case", severity=Severity.WARNING, detail="error with --strict",
     summary="a value written in another case than the other values of its input",
     example="`'medusa' of input 'algo' is lower case, the other values are upper case`",
     fix="write it as the others are (`MEDUSA`), the engine's spelling",
@@ -70,7 +70,7 @@ class EmptyCell(Facts, code=EMPTY_CELL):
 
     def words(self) -> Words:
         return (f"rule '{self.rule}' can never match: its cell for '{self.input}' matches no value",
-               "a {not: [...]} that lists every value, or an empty list, matches nothing")
+                "a {not: [...]} that lists every value, or an empty list, matches nothing")
 
 
 FULL_DOMAIN_CELL: Code = Code(
@@ -87,7 +87,7 @@ class FullDomainCell(Facts, code=FULL_DOMAIN_CELL):
 
     def words(self) -> Words:
         return (f"rule '{self.rule}' lists every value of '{self.input}'",
-               "write '-' so that a value added later is not silently left out")
+                "write '-' so that a value added later is not silently left out")
 
 
 UNNAMED_VALUE: Code = Code(
@@ -127,4 +127,4 @@ class UnusedInput(Facts, code=UNUSED_INPUT):
 
     def words(self) -> Words:
         return (f"no rule names a value of input '{self.input}': the decision never depends on it",
-               "remove the input, or name its values in the rules that depend on it")
+                "remove the input, or name its values in the rules that depend on it")

@@ -6,13 +6,13 @@ from . import Code, Facts, Severity, _v
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
 
     from . import Words
 
 
 IO: Code = Code(
-    name="io", severity=Severity.ERROR, detail='exit 2',
+    name="io", severity=Severity.ERROR, detail="exit 2",
     summary="the file cannot be read (missing, a directory, too large, not UTF-8)",
     example="`t.yaml: no such file`",
     fix="check the path; files must be UTF-8 and under 1 MiB",
@@ -58,7 +58,7 @@ class IoNotRegular(Facts, code=IO, problem="not-regular"):
 
     def words(self) -> Words:
         return (f"{self.file} is not a regular file (a pipe or device?); expected a YAML table file",
-               "give its content on standard input (-) instead")
+                "give its content on standard input (-) instead")
 
 
 class IoTooLarge(Facts, code=IO, problem="too-large"):
@@ -67,7 +67,7 @@ class IoTooLarge(Facts, code=IO, problem="too-large"):
 
     def words(self) -> Words:
         return (f"{self.file} is larger than {self.limit} bytes; a policy table is a few kilobytes",
-               None)
+                None)
 
 
 class IoClosed(Facts, code=IO, problem="closed"):
@@ -136,7 +136,7 @@ class YamlSyntaxControlCharacter(Facts, code=YAML_SYNTAX, problem="control-chara
 
     def words(self) -> Words:
         return (f"character #x{self.char:04x} is not allowed in YAML text",
-               "remove the control character")
+                "remove the control character")
 
 
 class YamlSyntaxRecursiveAlias(Facts, code=YAML_SYNTAX, problem="recursive-alias"):
@@ -144,7 +144,7 @@ class YamlSyntaxRecursiveAlias(Facts, code=YAML_SYNTAX, problem="recursive-alias
 
     def words(self) -> Words:
         return (f"alias *{self.anchor} is inside the value it names (a recursive alias)",
-               "write the table out without anchors and aliases")
+                "write the table out without anchors and aliases")
 
 
 class YamlSyntaxTightColon(Facts, code=YAML_SYNTAX, problem="tight-colon"):
@@ -158,7 +158,7 @@ class YamlSyntaxFlowIndicator(Facts, code=YAML_SYNTAX, problem="flow-indicator")
 
     def words(self) -> Words:
         return (f"an unquoted value holding '{self.char}' inside [...] or {{...}}",
-               f"quote it: '{_v(self.value)}'")
+                f"quote it: '{_v(self.value)}'")
 
 
 class YamlSyntaxBlockComment(Facts, code=YAML_SYNTAX, problem="block-comment"):
@@ -193,7 +193,7 @@ class YamlDuplicateKey(Facts, code=YAML_DUPLICATE_KEY):
 
     def words(self) -> Words:
         return (f"key '{self.key}' appears twice in this mapping (first at line {self.first_line})",
-               "remove or rename one of them")
+                "remove or rename one of them")
 
 
 YAML_TAG: Code = Code(
@@ -211,7 +211,7 @@ class YamlTagLongNumber(Facts, code=YAML_TAG, problem="long-number"):
 
     def words(self) -> Words:
         return (f"a number of {self.length} characters; a table's numbers have at most "
-               f"{self.limit}", "quote it if it is a name")
+                f"{self.limit}", "quote it if it is a name")
 
 
 class YamlTagBadValue(Facts, code=YAML_TAG, problem="bad-value"):
@@ -220,7 +220,7 @@ class YamlTagBadValue(Facts, code=YAML_TAG, problem="bad-value"):
 
     def words(self) -> Words:
         return (f"'{self.value}' is not a valid {self.kind} (its tag says !!{self.kind})",
-               "remove the tag or fix the value")
+                "remove the tag or fix the value")
 
 
 class YamlTagMisfit(Facts, code=YAML_TAG, problem="misfit"):
@@ -236,8 +236,8 @@ class YamlTagType(Facts, code=YAML_TAG, problem="type"):
 
     def words(self) -> Words:
         return (f"a value of YAML type '{self.kind}' cannot appear in a policy table",
-               "use plain strings, numbers, booleans, lists and mappings; quote the value if it "
-               "should be a string")
+                "use plain strings, numbers, booleans, lists and mappings; quote the value if it "
+                "should be a string")
 
 
 YAML_ALIAS_BOMB: Code = Code(
@@ -253,7 +253,7 @@ class YamlAliasBomb(Facts, code=YAML_ALIAS_BOMB):
 
     def words(self) -> Words:
         return (f"the document expands to more than {self.limit} nodes (aliases?)",
-               "write the table out without anchors and aliases")
+                "write the table out without anchors and aliases")
 
 
 YAML_KEY_TYPE: Code = Code(
