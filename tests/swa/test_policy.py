@@ -215,10 +215,10 @@ def test_cache_key_covers_whether_enums_were_imported(write, monkeypatch):
 
 
 def test_a_load_hashes_the_bytes_once(write, monkeypatch):
-    import swapool.table.source as source
+    import swapool.table.files as files
     calls = []
-    real = source._sha256
-    monkeypatch.setattr(source, "_sha256", lambda data: calls.append(len(data)) or real(data))
+    real = files._sha256
+    monkeypatch.setattr(files, "_sha256", lambda data: calls.append(len(data)) or real(data))
     clear_cache()
     load_policy(write(SHIPPED.read_text()))
     assert len(calls) == 1
