@@ -91,7 +91,7 @@ class FullDomainCell(Facts, code=FULL_DOMAIN_CELL):
 
 
 UNNAMED_VALUE: Code = Code(
-    name="unnamed-value", severity=Severity.ERROR, detail="a note with `wildcard: true`, the author's opt-in); "
+    name="unnamed-value", severity=Severity.ERROR, detail="a note with `wildcard: true`, the author's opt-in; "
                                                           "`values` inputs only, a bool cannot grow",
     summary="an enumeration value that no rule names, decided only through '-' or 'not' cells",
     example="`no rule names exact of input 'mode'; only wildcards in ... decide it`",
