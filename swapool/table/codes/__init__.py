@@ -103,7 +103,8 @@ class Facts:
         check makes few findings, and ~100 classes are defined at start)."""
         fields: list[str] = []
         for klass in reversed(cls.__mro__):
-            own = [f for f, kind in klass.__dict__.get("__annotations__", {}).items() if not kind.startswith("ClassVar")]
+            own = [f for f, kind in klass.__dict__.get("__annotations__", {}).items()
+                   if "ClassVar" not in str(kind)]  # a string under `from __future__ import annotations`
             fields = [f for f in fields if f not in own] + own
         cls._fields = tuple(fields)
         cls._required = frozenset(f for f in fields if not hasattr(cls, f))
