@@ -76,9 +76,7 @@ def analyse(table: Table, budget: Budget, forbids: Forbids | None = None) -> Ana
     done.findings += uncased_values(table) + off_case_values(table)
     gaps: tuple[Cube, ...] = ()
     try:
-        policy = table.hit_policy
-        cov = measure_coverage(done, with_overlaps=policy in (HitPolicy.UNIQUE, HitPolicy.ANY),
-                               with_needed=policy is not HitPolicy.UNIQUE)
+        cov = measure_coverage(done)
         done.first, gaps = cov.first, cov.gaps
         done.findings += coverage_findings(table, cov, forbids) + mergeable_rules(table, cov)
         done.findings += invariant_breaches(done) + failing_cases(done)
@@ -101,11 +99,14 @@ class Coverage(Record):
     redundant: tuple[int, ...] = ()  # firing rules that can all be removed together, decisions kept
 
 
-def measure_coverage(analysis: Analysis, *, with_overlaps: bool = True, with_needed: bool = True) -> Coverage:
+def measure_coverage(analysis: Analysis) -> Coverage:
     """Gaps and firing rules from the first-hit DAG, needed rules from the DAGs after each
     first hit, overlapping pairs from their own search (each polynomial where rules settle early).
-    A unique table needs no `needed`, an ordered one (first, priority) no overlaps."""
+    What the table's hit policy makes a finding is all that is measured: a unique table needs
+    no `needed` (any overlap is its error), an ordered one (first, priority) no overlaps."""
     table, budget = analysis.table, analysis.budget
+    with_overlaps = table.hit_policy in (HitPolicy.UNIQUE, HitPolicy.ANY)
+    with_needed = table.hit_policy is not HitPolicy.UNIQUE
     order = table.ranked
     cubes = table.ranked_cubes
     region = table.full_region
