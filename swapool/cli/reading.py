@@ -135,12 +135,13 @@ def enum_policy(args: argparse.Namespace) -> Any:
 def _check_quietly(args: argparse.Namespace, path: str, name: str | None, folder: str | None) -> Any:
     from ..swa.contract import CONTRACTS
     from ..table.check import Checked, check_bytes, check_path
-    from ..table.codes.reading import IoClosed, IoTooLarge
-    from ..table.diagnostics import Span, error
     from ..table.files import MAX_BYTES
 
     if path != "-":
         return check_path(path, display=name or path, enums=enum_policy(args), contracts=CONTRACTS, folder=folder)
+    from ..table.codes.reading import IoClosed, IoTooLarge
+    from ..table.diagnostics import Span, error
+
     stdin_name = getattr(args, "stdin_filename", None)
     name = name or stdin_name or "<stdin>"
     if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:

@@ -4,7 +4,8 @@ emits: the engine's and these."""
 
 from __future__ import annotations
 
-from ..table.codes import CODES, Code, Facts, Severity
+from ..table.codes import Code, Facts, Severity
+from ..table.codes.every import CODES
 from ..table.text import format_value
 
 TYPE_CHECKING = False

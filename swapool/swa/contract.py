@@ -9,10 +9,15 @@ from __future__ import annotations
 from ..table.analysis import Analysis, Contract
 from ..table.codes import Facts
 from ..table.diagnostics import Diagnostic, error
+from ..table.lazy import lazy_module
 from ..table.model import Table
-from .codes import (DecisionKindBoolFact, DecisionKindNotAFact, DecisionKindOutputs, DecisionKindPoolValues,
-                    UnsafePoolRead, UnsafePoolUnread)
 from .facts import BOOL_FACTS, DECISION, POOL_FACTS, POOL_VALUES, SAFE_WHEN, SELECTORS, SWA_FACTS, SWA_OUTPUTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from . import codes
+else:  # imported when a finding of its is made: a valid table makes none
+    codes = lazy_module(f"{__package__}.codes")
 
 
 def check_contract(analysis: Analysis) -> list[Diagnostic]:
@@ -26,18 +31,18 @@ def check_contract(analysis: Analysis) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for inp in table.inputs:
         if inp.name not in SWA_FACTS and inp.name not in SELECTORS:
-            found.append(error(DecisionKindNotAFact(expected=list(SWA_FACTS + SELECTORS), got=inp.name,
+            found.append(error(codes.DecisionKindNotAFact(expected=list(SWA_FACTS + SELECTORS), got=inp.name,
                                                     decision=DECISION,
                                                     reads=list(SWA_FACTS), selectors=list(SELECTORS)), inp.span))
         elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
-            found.append(error(DecisionKindPoolValues(input=inp.name, expected=list(POOL_VALUES), got=list(inp.values)),
-                               inp.span))
+            found.append(error(codes.DecisionKindPoolValues(input=inp.name, expected=list(POOL_VALUES),
+                                                            got=list(inp.values)), inp.span))
         elif inp.name in BOOL_FACTS and not inp.is_bool:
-            found.append(error(DecisionKindBoolFact(input=inp.name, expected="type: bool", got=list(inp.values)),
+            found.append(error(codes.DecisionKindBoolFact(input=inp.name, expected="type: bool", got=list(inp.values)),
                                inp.span))
     extra = [v for v in table.output.values if v not in SWA_OUTPUTS]
     if extra:
-        found.append(error(DecisionKindOutputs(expected=list(SWA_OUTPUTS), got=extra), table.output.span))
+        found.append(error(codes.DecisionKindOutputs(expected=list(SWA_OUTPUTS), got=extra), table.output.span))
     if found:
         return found
     return _unsafe_answers(analysis)
@@ -62,11 +67,11 @@ def _unsafe_answers(analysis: Analysis) -> list[Diagnostic]:
             if not outside:
                 continue
             bad = reg[:k] + (outside,) + reg[k + 1:]
-            facts: Facts = UnsafePoolRead(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then,
+            facts: Facts = codes.UnsafePoolRead(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then,
                                                      value=inp.values_of(outside)[0])
         else:
             bad = reg
-            facts = UnsafePoolUnread(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then)
+            facts = codes.UnsafePoolUnread(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then)
         reported.add(ri)
         found.append(error(facts, rule.span, rules=(rule.id,), witness=table.point(bad)))
     return found

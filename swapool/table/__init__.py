@@ -17,7 +17,7 @@ _EXPORTS = {
     "check_bytes": "check", "check_path": "check", "check_document": "check", "Checked": "check",
     "Decider": "decider", "PolicyError": "decider", "Explanation": "decider",
     "Diagnostic": "diagnostics", "Severity": "diagnostics", "Span": "diagnostics",
-    "Code": "codes", "CODES": "codes",
+    "Code": "codes", "CODES": "codes.every",
     "Decision": "diagram", "Diagram": "diagram",
     "EnumPolicy": "enums", "Table": "model", "Input": "model", "Rule": "model",
     "Budget": "partition", "BudgetExceeded": "partition",
@@ -27,7 +27,8 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .check import Checked, check_bytes, check_document, check_path
-    from .codes import CODES, Code
+    from .codes import Code
+    from .codes.every import CODES
     from .decider import Decider, Explanation, PolicyError
     from .diagnostics import Diagnostic, Severity, Span
     from .diagram import Decision, Diagram

@@ -7,9 +7,7 @@ from types import MappingProxyType
 from .cells import make_cell, matched, read_cell
 from .codes import Facts
 from .codes.analysis import AnalysisBudgetCells
-from .codes.document import (DuplicateRuleId, DuplicateValueInput, DuplicateValueOutput, DuplicateValueSet,
-                             DuplicateValueTwoSets, ReservedName, UnknownInput, UnknownSet, UnknownValueInput,
-                             UnknownValueOutput)
+from .lazy import lazy_module
 from .diagnostics import Diagnostic, Suggestions, error
 from .model import OUTPUT, Cell, CellForm, Case, HitPolicy, Input, Invariant, Output, Rule, Table
 from .record import Record
@@ -21,6 +19,9 @@ if TYPE_CHECKING:
 
     #: A finding's did-you-mean: the choice a word most likely meant, or None.
     Suggest = Callable[[Any, Any], Any]
+    from .codes import document
+else:  # imported when a finding of theirs is made: a valid table makes none
+    document = lazy_module(f"{__package__}.codes.document")
 
 #: inputs x (rules + cases + 2 x invariants): the model holds one cell for each.
 MAX_CELLS = 1_000_000
@@ -51,14 +52,14 @@ def build_parts(doc: Document, imported: Mapping[str, Document] = MappingProxyTy
     found: list[Diagnostic] = []
     inputs = tuple(_input(doc, imported, suggest, name, spec, found) for name, spec in d["inputs"].items())
     out_values = tuple(d["output"]["values"])
-    _check_unique(out_values, ("output", "values"), lambda v: DuplicateValueOutput(got=v), doc, found)
+    _check_unique(out_values, ("output", "values"), lambda v: document.DuplicateValueOutput(got=v), doc, found)
     ctx = _Context.of(doc, inputs, Output(out_values, doc.span(("output",)), d["output"].get("description")), suggest)
     whole_failed = bool(found)
     rules, failed_rules = _each(ctx, d["rules"], _rule, found)
     seen: dict[str, Rule] = {}
     for r in rules:
         if r.id in seen:
-            found.append(error(DuplicateRuleId(got=r.id, first_line=seen[r.id].span.line),
+            found.append(error(document.DuplicateRuleId(got=r.id, first_line=seen[r.id].span.line),
                                doc.span(("rules", r.index, "id"))))
             failed_rules.add(r.index)
         seen.setdefault(r.id, r)
@@ -129,7 +130,7 @@ def _input(doc: Document, imported: Mapping[str, Document], suggest: Suggest, na
            found: list[Diagnostic]) -> Input:
     path = ("inputs", name)
     if name == OUTPUT:
-        found.append(error(ReservedName(expected="another name", got=name), doc.key_span(path)))
+        found.append(error(document.ReservedName(expected="another name", got=name), doc.key_span(path)))
     origin, source, local = doc, None, spec
     if "from" in spec:  # the domain comes from there; what is said here about it stays
         origin, source = imported[name], spec["from"]
@@ -140,7 +141,8 @@ def _input(doc: Document, imported: Mapping[str, Document], suggest: Suggest, na
     sets: dict[str, list] = spec.get("sets", {})
     if "values" in spec:
         values = tuple(spec["values"])
-        _check_unique(values, path + ("values",), lambda v: DuplicateValueInput(input=name, got=v), origin, found)
+        _check_unique(values, path + ("values",), lambda v: document.DuplicateValueInput(input=name, got=v), origin,
+                      found)
         written: dict[Any, tuple] = {v: path + ("values", i) for i, v in reversed(list(enumerate(values)))}
     else:  # the sets' members, in the order they are first listed: the sets partition them
         written = {}
@@ -148,8 +150,8 @@ def _input(doc: Document, imported: Mapping[str, Document], suggest: Suggest, na
             for i, v in enumerate(members):
                 first = written.setdefault(v, path + ("sets", set_name, i))
                 if first[-2] != set_name and v not in members[:i]:
-                    found.append(error(DuplicateValueTwoSets(input=name, got=v, set=set_name, first_set=first[-2]),
-                                       origin.span(path + ("sets", set_name, i))))
+                    twice = document.DuplicateValueTwoSets(input=name, got=v, set=set_name, first_set=first[-2])
+                    found.append(error(twice, origin.span(path + ("sets", set_name, i))))
         values = tuple(written)
     inp = Input(name, values, False, doc.key_span(path), spec.get("description"), spec.get("enum"),
                 bool(spec.get("wildcard", False)), imported_from=source,
@@ -157,7 +159,8 @@ def _input(doc: Document, imported: Mapping[str, Document], suggest: Suggest, na
     masks = []
     for set_name, members in sets.items():
         at = path + ("sets", set_name)
-        _check_unique(tuple(members), at, lambda v: DuplicateValueSet(set=set_name, input=name, got=v), origin, found)
+        _check_unique(tuple(members), at, lambda v: document.DuplicateValueSet(set=set_name, input=name, got=v),
+                      origin, found)
         masks.append((set_name, _value_mask(inp, members, at, origin, suggest, found)))
     return inp._replace(sets=tuple(masks)) if masks else inp
 
@@ -170,7 +173,7 @@ def _value_mask(inp: Input, literals: list, path: tuple, doc: Document, suggest:
             mask |= 1 << inp.position[v]
             continue
         hint = "yaml-bool" if isinstance(v, bool) and not inp.is_bool else "bool" if inp.is_bool else ""
-        found.append(error(UnknownValueInput(expected=inp.values, got=v, input=inp.name, hint=hint,
+        found.append(error(document.UnknownValueInput(expected=inp.values, got=v, input=inp.name, hint=hint,
                                              suggestion=None if hint else suggest(v, inp.values)),
                            doc.span(path + (i,) if indexed else path)))
     return mask
@@ -183,7 +186,7 @@ def _set_mask(ctx: _Context, inp: Input, names: list, path: tuple, indexed: bool
             mask |= inp.set_masks[set_name]
             continue
         declared = list(inp.set_masks)
-        found.append(error(UnknownSet(expected=declared, got=set_name, input=inp.name,
+        found.append(error(document.UnknownSet(expected=declared, got=set_name, input=inp.name,
                                       suggestion=ctx.suggest(set_name, declared)),
                            ctx.doc.span(path + (i,) if indexed else path)))
     return mask
@@ -239,14 +242,14 @@ def _known_input(ctx: _Context, name: str, path: tuple, found: list[Diagnostic],
     inp = ctx.by_name.get(name)
     if inp is None:
         known = list(ctx.by_name) + ([OUTPUT] if allow_output else [])
-        found.append(error(UnknownInput(expected=known, got=name, suggestion=ctx.suggest(name, known)),
+        found.append(error(document.UnknownInput(expected=known, got=name, suggestion=ctx.suggest(name, known)),
                            ctx.doc.key_span(path + (name,))))
     return inp
 
 
 def _check_output(ctx: _Context, value: str, path: tuple, found: list[Diagnostic]) -> None:
     if value not in ctx.output.values:
-        found.append(error(UnknownValueOutput(expected=ctx.output.values, got=value,
+        found.append(error(document.UnknownValueOutput(expected=ctx.output.values, got=value,
                                               suggestion=ctx.suggest(value, ctx.output.values)),
                            ctx.doc.span(path)))
 

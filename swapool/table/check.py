@@ -11,7 +11,6 @@ from types import MappingProxyType
 from .analysis import Analysis, Contract, analyse
 from .build import build_parts
 from .codes.analysis import AnalysisPartial
-from .codes.reading import IO
 from .diagnostics import Diagnostic, Severity, note, visible
 from .enums import EnumPolicy, check_enum_bindings
 from .imports import NO_IMPORTS, resolve_imports
@@ -55,6 +54,10 @@ class Checked(Record):
     def unreadable(self) -> bool:
         """The file (or one it imports) could not be read at all: an `io` finding, which a
         command answers as a usage error, not as a finding about a table."""
+        if not any(d.is_error for d in self.diagnostics):
+            return False
+        from .codes.reading import IO  # with an error only: a clean check imports no reading codes
+
         return any(d.entry is IO for d in self.diagnostics)
 
     def __str__(self) -> str:

@@ -7,8 +7,14 @@ import os
 import re
 import stat
 
-from .codes.reading import IoDirectory, IoEmptyPath, IoMissing, IoNotRegular, IoNulByte, IoTooLarge, IoUnreadable
+from .lazy import lazy_module
 from .diagnostics import Diagnostic, Span, error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .codes import reading
+else:  # imported when a finding of theirs is made: a valid table makes none
+    reading = lazy_module(f"{__package__}.codes.reading")
 
 #: A table is a few kilobytes; anything far larger is a mistake or an attack.
 MAX_BYTES = 1 << 20
@@ -42,33 +48,33 @@ def read_bytes(path: str | os.PathLike, display: str | None = None) -> tuple[byt
     `swapool diff <(git show HEAD:t.yaml) t.yaml` passes it): its writer is the shell's."""
     name = display if display is not None else os.fsdecode(path)
     if not os.fspath(path):
-        return None, [error(IoEmptyPath(), Span("<empty path>", 1, 1))]
+        return None, [error(reading.IoEmptyPath(), Span("<empty path>", 1, 1))]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except ValueError:  # a NUL byte: no file can have that name
-        return None, [error(IoNulByte(file=name), Span(name.replace("\0", "\\0"), 1, 1))]
+        return None, [error(reading.IoNulByte(file=name), Span(name.replace("\0", "\\0"), 1, 1))]
     except FileNotFoundError:
-        return None, [error(IoMissing(file=name), Span(name, 1, 1))]
+        return None, [error(reading.IoMissing(file=name), Span(name, 1, 1))]
     except IsADirectoryError:
-        return None, [error(IoDirectory(file=name), Span(name, 1, 1))]
+        return None, [error(reading.IoDirectory(file=name), Span(name, 1, 1))]
     except OSError as exc:
-        return None, [error(IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
+        return None, [error(reading.IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            return None, [error(IoDirectory(file=name), Span(name, 1, 1))]
+            return None, [error(reading.IoDirectory(file=name), Span(name, 1, 1))]
         if stat.S_ISFIFO(info.st_mode) and re.fullmatch(_INHERITED, os.fspath(path)):
             os.set_blocking(fd, True)  # a pipe this process holds open (`<(git show ...)`): its writer is there
         elif not stat.S_ISREG(info.st_mode):
-            return None, [error(IoNotRegular(file=name), Span(name, 1, 1))]
+            return None, [error(reading.IoNotRegular(file=name), Span(name, 1, 1))]
         if info.st_size == 0 and stat.S_ISREG(info.st_mode):
             return b"", []
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        return None, [error(IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
+        return None, [error(reading.IoUnreadable(file=name, reason=str(exc.strerror or exc)), Span(name, 1, 1))]
     finally:
         os.close(fd)
     if len(raw) > MAX_BYTES:
-        return None, [error(IoTooLarge(file=name, limit=MAX_BYTES), Span(name, 1, 1))]
+        return None, [error(reading.IoTooLarge(file=name, limit=MAX_BYTES), Span(name, 1, 1))]
     return raw, []

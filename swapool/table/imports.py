@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 
 from .record import Record
-from .codes.imports import (ImportImportedAgain, ImportInvalid, ImportItself, ImportNoFolder, ImportNoInput,
-                            ImportOutside, ImportTooLarge, ImportUnreadable)
+from .lazy import lazy_module
 from .diagnostics import Diagnostic, Related, Span, Suggestions, error
 from .schema import check_schema
 from .files import MAX_BYTES, digest_of, read_bytes
@@ -25,7 +24,9 @@ from .source import Document, parse_document
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
-
+    from .codes import imports
+else:  # imported when a finding of theirs is made: a valid table makes none
+    imports = lazy_module(f"{__package__}.codes.imports")
 
 class Imports(Record):
     """The documents that `from:` inputs name, by input name, and what the load needs to know."""
@@ -59,12 +60,12 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
     for name, file in wanted.items():
         at = doc.span(("inputs", name, "from"))
         if folder is None:
-            found.append(error(ImportNoFolder(input=name, file=file), at))
+            found.append(error(imports.ImportNoFolder(input=name, file=file), at))
             continue
         path = os.path.join(folder, file)
         real = os.path.realpath(path)
         if os.path.dirname(real) != os.path.realpath(folder):
-            found.append(error(ImportOutside(input=name, file=file), at))
+            found.append(error(imports.ImportOutside(input=name, file=file), at))
             continue
         if real not in read:
             read[real] = _read(path, file, at, doc, found, budget)
@@ -75,11 +76,10 @@ def resolve_imports(doc: Document, folder: str | os.PathLike | None) -> Imports:
             continue
         inputs = other.data["inputs"]
         if name not in inputs:
-            found.append(error(ImportNoInput(file=file, expected=list(inputs), got=name, suggestion=suggest(name,
-                                                                                                            list(inputs))),
-                               at))
+            found.append(error(imports.ImportNoInput(file=file, expected=list(inputs), got=name,
+                                                     suggestion=suggest(name, list(inputs))), at))
         elif "from" in inputs[name]:
-            found.append(error(ImportImportedAgain(input=name, file=file, again=inputs[name]["from"]), at,
+            found.append(error(imports.ImportImportedAgain(input=name, file=file, again=inputs[name]["from"]), at,
                                related=(Related("the second import", None, other.span(("inputs", name, "from"))),)))
         else:
             documents[name] = other
@@ -91,24 +91,24 @@ def _read(path: str, file: str, at: Span, doc: Document, found: list[Diagnostic]
     shown = os.path.join(os.path.dirname(doc.file), file) if not doc.file.startswith("<") else path
     try:
         if os.path.realpath(doc.file) == os.path.realpath(path):
-            found.append(error(ImportItself(file=file), at))
+            found.append(error(imports.ImportItself(file=file), at))
             return None
     except OSError:
         pass
     raw, problems = read_bytes(path, shown)
     if raw is None:
-        found.append(error(ImportUnreadable(file=file, reason=problems[0].message), at))
+        found.append(error(imports.ImportUnreadable(file=file, reason=problems[0].message), at))
         return None
     budget[0] -= len(raw)
     if budget[0] < 0:
-        found.append(error(ImportTooLarge(file=file, limit=MAX_BYTES), at))
+        found.append(error(imports.ImportTooLarge(file=file, limit=MAX_BYTES), at))
         return None
     other, problems = parse_document(raw, shown)
     if other is not None:
         problems = check_schema(other)
     if other is None or problems:
         first = problems[0]
-        found.append(error(ImportInvalid(shown=shown, count=len(problems), first=first.code,
+        found.append(error(imports.ImportInvalid(shown=shown, count=len(problems), first=first.code,
                                          first_line=first.span.line if first.span else None,
                                          first_column=first.span.column if first.span else None), at,
                            related=(Related("that problem", None, first.span),) if first.span else ()))

@@ -27,3 +27,15 @@ def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, 
         return sorted(namespace.get("__all__", exports))
 
     return __getattr__, __dir__
+
+
+class lazy_module:
+    """A module imported the first time one of its names is read: the codes of findings a
+    valid table never has (reading, format, imports) cost a clean `swapool validate` nothing.
+    A module that uses one imports it for mypy under TYPE_CHECKING and binds this otherwise."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(__import__(self._name, fromlist=["_"]), attr)  # the builtin: importlib costs ~1 ms

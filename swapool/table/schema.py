@@ -11,10 +11,7 @@ from __future__ import annotations
 import functools
 
 from .cells import ANY_CELL
-from .codes.document import (SchemaCellEmpty, SchemaCellForm, SchemaCellKey, SchemaCellKeys, SchemaConst,
-                             SchemaDashValue, SchemaDomain, SchemaEmpty, SchemaEnum, SchemaFacts, SchemaIdentifier,
-                             SchemaMissingKey, SchemaNestedKey, SchemaOther, SchemaPattern, SchemaSetName,
-                             SchemaSpaced, SchemaType, SchemaUnknownKey)
+from .lazy import lazy_module
 from .diagnostics import Diagnostic, error, suggest
 from .generated import schema_check
 from .source import Document
@@ -24,6 +21,9 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
     import jsonschema
+    from .codes import document
+else:  # imported when a finding of theirs is made: a valid table makes none
+    document = lazy_module(f"{__package__}.codes.document")
 
 _SAME: Any = object()  # a fact left as jsonschema gives it
 
@@ -128,7 +128,7 @@ class _Violation:
         self.expected: Any = err.validator_value
         self.got: Any = err.instance
 
-    def finding(self, kind: type[SchemaFacts], *, at: Any = None, want: Any = _SAME, have: Any = _SAME,
+    def finding(self, kind: type[document.SchemaFacts], *, at: Any = None, want: Any = _SAME, have: Any = _SAME,
                 **facts: Any) -> Diagnostic:
         return error(kind(expected=self.expected if want is _SAME else want, got=self.got if have is _SAME else have,
                           keyword=self.keyword, **_place(self.doc, self.path), **facts), at or self.doc.span(self.path))
@@ -138,7 +138,7 @@ def _to_diagnostic(doc: Document, err: jsonschema.ValidationError) -> Diagnostic
     """The finding of one jsonschema error: its keyword's reading, else `other`."""
     v = _Violation(doc, err)
     read = _BY_KEYWORD.get(v.keyword)
-    return (read(v) if read else None) or v.finding(SchemaOther, detail=err.message)
+    return (read(v) if read else None) or v.finding(document.SchemaOther, detail=err.message)
 
 
 def _unknown_key(v: _Violation) -> Diagnostic | None:
@@ -149,7 +149,7 @@ def _unknown_key(v: _Violation) -> Diagnostic | None:
     if not (extra and allowed):
         return None
     typo = _typo(v.err)
-    return v.finding(SchemaUnknownKey, at=v.doc.key_span(v.path + (extra[0],)), want=allowed, have=extra[0],
+    return v.finding(document.SchemaUnknownKey, at=v.doc.key_span(v.path + (extra[0],)), want=allowed, have=extra[0],
                      suggestion=typo[1] if typo and typo[0] == extra[0] else None)
 
 
@@ -159,9 +159,9 @@ def _missing_key(v: _Violation) -> Diagnostic | None:
     missing = [k for k in v.expected if k not in v.got]
     inside = next((k for k, value in v.got.items() if isinstance(value, dict) and missing[0] in value), None)
     if inside is None:
-        return v.finding(SchemaMissingKey, want=missing, have=list(v.got))
+        return v.finding(document.SchemaMissingKey, want=missing, have=list(v.got))
     parent = v.doc.key_span(v.path + (inside,))  # `then:` indented under `when:`: named where it is written
-    return v.finding(SchemaNestedKey, at=v.doc.key_span(v.path + (inside, missing[0])), want=missing,
+    return v.finding(document.SchemaNestedKey, at=v.doc.key_span(v.path + (inside, missing[0])), want=missing,
                      have=list(v.got), inside=inside, column=parent.column if parent else None)
 
 
@@ -169,38 +169,39 @@ def _one_of(v: _Violation) -> Diagnostic | None:
     if len(v.path) != 2 or v.path[0] != "inputs":
         return None
     got = v.got
-    return v.finding(SchemaDomain, want=list(_DOMAIN_KEYS), have=list(got) if isinstance(got, dict) else _kind(got),
-                     input=v.path[1], given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
+    return v.finding(document.SchemaDomain, want=list(_DOMAIN_KEYS),
+                     have=list(got) if isinstance(got, dict) else _kind(got), input=v.path[1],
+                     given=[k for k in _DOMAIN_KEYS if isinstance(got, dict) and k in got])
 
 
 def _any_of(v: _Violation) -> Diagnostic | None:
     if v.path[-1:] == ("in",):
-        return v.finding(SchemaSetName, want="set name", have=_kind(v.got), value=v.got)
+        return v.finding(document.SchemaSetName, want="set name", have=_kind(v.got), value=v.got)
     return _cell_error(v.doc, v.err, v.path)
 
 
 def _pattern(v: _Violation) -> Diagnostic | None:
     if isinstance(v.got, str) and v.got.strip() != v.got:
-        return v.finding(SchemaSpaced, want=v.got.strip())  # 'MEDUSA ' would never equal an engine's name
-    return v.finding(SchemaPattern)
+        return v.finding(document.SchemaSpaced, want=v.got.strip())  # 'MEDUSA ' would never equal an engine's name
+    return v.finding(document.SchemaPattern)
 
 
 def _empty(v: _Violation) -> Diagnostic | None:
-    return v.finding(SchemaEmpty, want=f"{v.keyword} {v.expected}")
+    return v.finding(document.SchemaEmpty, want=f"{v.keyword} {v.expected}")
 
 
 #: How each JSON Schema keyword's error reads as a finding (None: as `other`).
 _BY_KEYWORD: dict[str, Callable[[_Violation], Diagnostic | None]] = {
     "additionalProperties": _unknown_key,
     "required": _missing_key,
-    "type": lambda v: v.finding(SchemaType, want=_yaml_type(v.expected), have=_kind(v.got), value=v.got),
+    "type": lambda v: v.finding(document.SchemaType, want=_yaml_type(v.expected), have=_kind(v.got), value=v.got),
     "oneOf": _one_of,
     "anyOf": _any_of,
-    "propertyNames": lambda v: v.finding(SchemaIdentifier, want="identifier"),
+    "propertyNames": lambda v: v.finding(document.SchemaIdentifier, want="identifier"),
     "pattern": _pattern,
-    "const": lambda v: v.finding(SchemaConst),
-    "enum": lambda v: v.finding(SchemaEnum, suggestion=suggest(v.got, v.expected)),
-    "not": lambda v: v.finding(SchemaDashValue, want="a value name") if v.got == ANY_CELL else None,
+    "const": lambda v: v.finding(document.SchemaConst),
+    "enum": lambda v: v.finding(document.SchemaEnum, suggestion=suggest(v.got, v.expected)),
+    "not": lambda v: v.finding(document.SchemaDashValue, want="a value name") if v.got == ANY_CELL else None,
     "minItems": _empty, "minProperties": _empty, "minLength": _empty,
 }
 
@@ -223,7 +224,7 @@ def _cell_error(doc: Document, err: jsonschema.ValidationError, path: tuple) -> 
         from jsonschema.exceptions import best_match
 
         return _to_diagnostic(doc, best_match(inside))
-    return error(SchemaCellForm(expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"],
+    return error(document.SchemaCellForm(expected=["value", "list of values", "-", "{not: [values]}", "{in: set}"],
                                 got=_kind(value), value=value, keyword="anyOf", **_place(doc, path)), doc.span(path))
 
 
@@ -231,7 +232,7 @@ def _cell_keys_error(doc: Document, value: dict, path: tuple) -> Diagnostic:
     """A mapping cell that is not one `not:` or `in:`: an unknown key, two keys, or none."""
     extra = [k for k in value if k not in _CELL_KEYS]
     at = extra[0] if extra else list(value)[-1] if value else None
-    kind = SchemaCellKey if extra else SchemaCellKeys if value else SchemaCellEmpty
+    kind = document.SchemaCellKey if extra else document.SchemaCellKeys if value else document.SchemaCellEmpty
     return error(kind(expected=list(_CELL_KEYS), got=at, keyword="additionalProperties",
                       suggestion=suggest(at, list(_CELL_KEYS)) if extra else None, **_place(doc, path)),
                  doc.key_span(path + (at,)) if at else doc.span(path))

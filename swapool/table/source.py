@@ -11,11 +11,7 @@ from yaml.events import CollectionStartEvent, CollectionEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .record import Record
-from .codes.document import SchemaNoDocument
-from .codes.reading import (IoNotUtf8, IoUtf16, YamlAliasBomb, YamlDuplicateKey, YamlKeyType, YamlSyntaxBlockComment,
-                            YamlSyntaxBom, YamlSyntaxControlCharacter, YamlSyntaxFlowIndicator, YamlSyntaxParser,
-                            YamlSyntaxRecursiveAlias, YamlSyntaxSurrogate, YamlSyntaxTab, YamlSyntaxTightColon,
-                            YamlSyntaxTooDeep, YamlTagBadValue, YamlTagLongNumber, YamlTagMisfit, YamlTagType)
+from .lazy import lazy_module
 from .diagnostics import Diagnostic, Span, error
 from .files import digest_of
 from .text import plain_tag
@@ -23,6 +19,10 @@ from .text import plain_tag
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+    from .codes import document, reading
+else:  # imported when a finding of theirs is made: a valid table makes none
+    document = lazy_module(f"{__package__}.codes.document")
+    reading = lazy_module(f"{__package__}.codes.reading")
 
 #: Values built after alias expansion (a "billion laughs" guard): at least this many,
 #: and never more than the text has characters (without aliases every value needs one).
@@ -72,6 +72,9 @@ class Document(Record):
     root: Node
     digest: str
     lines: "_Lines"
+    #: Each mapping node's string keys, each with its key and value nodes, by id(node): made
+    #: the first time a path passes the node (a model's spans pass each rule's several times).
+    keyed: dict[int, dict[Any, tuple[Node, Node]]]
 
     def span(self, path: Path_ = ()) -> Span:
         """The span of the value at `path`, or of its nearest ancestor that has one."""
@@ -100,7 +103,13 @@ class Document(Record):
                 node, key = node.value[step], None
                 continue
             if isinstance(node, MappingNode):
-                pair = next(((k, v) for k, v in node.value if k.value == step and k.tag == _STR), None)
+                keyed = self.keyed.get(id(node))
+                if keyed is None:
+                    keyed = self.keyed[id(node)] = {}
+                    for k, v in node.value:
+                        if k.tag == _STR:
+                            keyed.setdefault(k.value, (k, v))
+                pair = keyed.get(step)
                 if pair is not None:
                     key, node = pair
                     continue
@@ -148,7 +157,7 @@ _kept: dict[tuple[bytes, str], Document] | None = None
 
 def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Diagnostic]]:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return None, [error(IoUtf16(), Span(file, 1, 1))]
+        return None, [error(reading.IoUtf16(), Span(file, 1, 1))]
     try:
         text = raw.decode("utf-8")
         if text.startswith("\ufeff"):  # a leading byte-order mark, as utf-8-sig reads it (without its import)
@@ -156,16 +165,16 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, [error(IoNotUtf8(byte=raw[exc.start]), Span(file, line, column))]
+        return None, [error(reading.IoNotUtf8(byte=raw[exc.start]), Span(file, line, column))]
     where = _Lines(file, text)
     if "\t" in text or "\ufeff" in text:  # str's own search: ~100x a regex's on a table
         first = min(i for i in (text.find("\t"), text.find("\ufeff")) if i >= 0)
         tab = text[first] == "\t"
-        return None, [error(YamlSyntaxTab() if tab else YamlSyntaxBom(), where.at(first))]
+        return None, [error(reading.YamlSyntaxTab() if tab else reading.YamlSyntaxBom(), where.at(first))]
     try:
         root = _compose(text)
         if root is None:
-            return None, [error(SchemaNoDocument(), Span(file, 1, 1))]
+            return None, [error(document.SchemaNoDocument(), Span(file, 1, 1))]
         data = _Builder(where, max(MAX_NODES, len(text))).value(root, 0, False)
     except _Reject as rej:
         return None, [rej.diagnostic]
@@ -175,13 +184,13 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
             return None, [_syntax_error(exc, where)]
         mark = _too_deep_at(text)
         span = where.at_mark(mark) if mark is not None else Span(file, 1, 1)
-        return None, [error(YamlSyntaxTooDeep(limit=MAX_DEPTH), span)]
+        return None, [error(reading.YamlSyntaxTooDeep(limit=MAX_DEPTH), span)]
     except yaml.reader.ReaderError as exc:
         char = ord(exc.character) if isinstance(exc.character, str) else exc.character
-        return None, [error(YamlSyntaxControlCharacter(char=char), where.at(exc.position))]
+        return None, [error(reading.YamlSyntaxControlCharacter(char=char), where.at(exc.position))]
     except yaml.YAMLError as exc:
-        return None, [error(YamlSyntaxParser(parser=str(exc).splitlines()[0]), Span(file, 1, 1))]
-    return Document(file, data, root, digest, where), []
+        return None, [error(reading.YamlSyntaxParser(parser=str(exc).splitlines()[0]), Span(file, 1, 1))]
+    return Document(file, data, root, digest, where, {}), []
 
 
 def _compose(text: str) -> Node | None:
@@ -235,9 +244,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, where: "_Lines") -> Diagnostic:
         problem = problem.split("'")[0].split(";")[0].rstrip() + (f" '{name.group(1)}'" if name else "")
     if mark and problem.startswith("found invalid Unicode character escape code") and \
             re.compile(_SURROGATE_ESCAPE).match(where.text, mark.index - 2):
-        return error(YamlSyntaxSurrogate(), span)  # as the pure-Python parser's is worded
+        return error(reading.YamlSyntaxSurrogate(), span)  # as the pure-Python parser's is worded
     indents = _indents(where.text, mark.line) if mark and re.search(_INDENTATION, problem) else {}
-    return error(YamlSyntaxParser(parser=problem, at=at, **indents), span)
+    return error(reading.YamlSyntaxParser(parser=problem, at=at, **indents), span)
 
 
 #: PyYAML's words for a block that ends or continues where the indentation says it does not.
@@ -331,9 +340,9 @@ class _Builder:
     def value(self, node: Node, depth: int, flow: bool) -> Any:
         self.built += 1
         if self.built > self.max_nodes:
-            raise _Reject(error(YamlAliasBomb(limit=self.max_nodes), self.span(node)))
+            raise _Reject(error(reading.YamlAliasBomb(limit=self.max_nodes), self.span(node)))
         if depth > MAX_DEPTH:
-            raise _Reject(error(YamlSyntaxTooDeep(limit=MAX_DEPTH), self.span(node)))
+            raise _Reject(error(reading.YamlSyntaxTooDeep(limit=MAX_DEPTH), self.span(node)))
         if isinstance(node, ScalarNode):
             return self.scalar(node, flow)
         flow = flow or bool(getattr(node, "flow_style", False))  # a collection node
@@ -353,7 +362,8 @@ class _Builder:
         self.deepest = max(self.deepest, depth + 1 if node.value else depth)  # a child is one deeper
         if id(node) in self.open:
             anchor = re.compile(_ALIAS_OR_ANCHOR).search(self.text, node.start_mark.index)
-            raise _Reject(error(YamlSyntaxRecursiveAlias(anchor=anchor.group(1) if anchor else "?"), self.span(node)))
+            recursive = reading.YamlSyntaxRecursiveAlias(anchor=anchor.group(1) if anchor else "?")
+            raise _Reject(error(recursive, self.span(node)))
         self.open.add(id(node))
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
@@ -367,9 +377,9 @@ class _Builder:
             for key_node, value_node in node.value:
                 key = self.value(key_node, depth + 1, flow)
                 if not isinstance(key, str):
-                    raise _Reject(error(YamlKeyType(key=key), self.span(key_node)))
+                    raise _Reject(error(reading.YamlKeyType(key=key), self.span(key_node)))
                 if key in keys:
-                    raise _Reject(error(YamlDuplicateKey(key=key, first_line=self.span(keys[key]).line),
+                    raise _Reject(error(reading.YamlDuplicateKey(key=key, first_line=self.span(keys[key]).line),
                                         self.span(key_node)))
                 keys[key] = key_node
                 built[key] = self.value(value_node, depth + 1, flow)
@@ -383,7 +393,7 @@ class _Builder:
             # libyaml refuses a \u escape to a lone surrogate while scanning; the pure parser decodes it
             escape = re.compile(_SURROGATE_ESCAPE).search(self.text, node.start_mark.index, node.end_mark.index)
             at = escape.start() + 2 if escape else node.start_mark.index
-            raise _Reject(error(YamlSyntaxSurrogate(), self.lines.at(at)))
+            raise _Reject(error(reading.YamlSyntaxSurrogate(), self.lines.at(at)))
         tag = node.tag
         if tag == _STR:
             return node.value
@@ -394,13 +404,14 @@ class _Builder:
             self.refuse_tag(node, "a scalar")
         kind = tag[len(_YAML):]
         if kind == "null" and plain_tag(node.value) != tag:  # PyYAML builds None from any value
-            raise _Reject(error(YamlTagBadValue(value=node.value, kind=kind), self.span(node)))
+            raise _Reject(error(reading.YamlTagBadValue(value=node.value, kind=kind), self.span(node)))
         if kind in ("int", "float") and len(node.value) > MAX_NUMBER_CHARS:  # bounded before it is built
-            raise _Reject(error(YamlTagLongNumber(length=len(node.value), limit=MAX_NUMBER_CHARS), self.span(node)))
+            too_long = reading.YamlTagLongNumber(length=len(node.value), limit=MAX_NUMBER_CHARS)
+            raise _Reject(error(too_long, self.span(node)))
         try:
             return SafeConstructor.yaml_constructors[tag](_CONSTRUCTOR, node)
         except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            raise _Reject(error(YamlTagBadValue(value=node.value, kind=kind), self.span(node))) from None
+            raise _Reject(error(reading.YamlTagBadValue(value=node.value, kind=kind), self.span(node))) from None
 
     def dialect(self, node: ScalarNode, flow: bool) -> None:
         """Refuse a scalar that libyaml and PyYAML's pure-Python parser read differently: a
@@ -414,20 +425,20 @@ class _Builder:
                 while i < len(self.text) and self.text[i] in "+-0123456789":
                     i += 1
                 if self.text[i:i + 1] == "#":
-                    raise _Reject(error(YamlSyntaxBlockComment(), self.span(node)))
+                    raise _Reject(error(reading.YamlSyntaxBlockComment(), self.span(node)))
             return
         if not flow:
             return
         if "?" in value or ":" in value:
             if ":" in value or self.odd:
-                raise _Reject(error(YamlSyntaxFlowIndicator(char="?" if "?" in value else ":", value=value),
+                raise _Reject(error(reading.YamlSyntaxFlowIndicator(char="?" if "?" in value else ":", value=value),
                                     self.span(node)))
         elif self.odd and self.text[end.index:end.index + 2] in _TIGHT_COLON:
-            raise _Reject(error(YamlSyntaxTightColon(), self.lines.at_mark(end)))
+            raise _Reject(error(reading.YamlSyntaxTightColon(), self.lines.at_mark(end)))
 
     def refuse_tag(self, node: Node, on: str) -> None:
         tag = node.tag
         kind = tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if tag in _PLAIN_TAGS:
-            raise _Reject(error(YamlTagMisfit(kind=kind, on=on), self.span(node)))
-        raise _Reject(error(YamlTagType(kind=kind), self.span(node)))
+            raise _Reject(error(reading.YamlTagMisfit(kind=kind, on=on), self.span(node)))
+        raise _Reject(error(reading.YamlTagType(kind=kind), self.span(node)))

@@ -90,12 +90,14 @@ def test_validate_on_the_happy_path_imports_only_what_it_needs():
     terminal width), decimal (unused by the compiled schema) and jsonschema are for other
     paths (a failure to explain, --format json, directories, help), as are the other
     commands, the source snippets of a finding and the compiled diagram; typing, dataclasses
-    (inspect) and hashlib (OpenSSL) cost a few ms each and a clean check needs none of them."""
+    (inspect) and hashlib (OpenSSL) cost a few ms each and a clean check needs none of them,
+    nor the codes of findings a valid table never has (reading, format, imports, the SWA contract's)."""
     code = ("import sys; from swapool.cli import main; "
             "rc = main(['validate', '-q', '--no-enum-import', 'policies/swa.yaml']); "
             "extra = sorted(m for m in ('json', 'pathlib', 'shutil', 'decimal', 'jsonschema', 'swapool.cli.plan', "
             "'swapool.cli.show', 'swapool.cli.doctor', 'swapool.cli.snippets', 'swapool.table.diagram', 'typing', "
-            "'dataclasses', 'inspect', 'hashlib') "
+            "'dataclasses', 'inspect', 'hashlib', 'swapool.table.codes.reading', 'swapool.table.codes.document', "
+            "'swapool.table.codes.imports', 'swapool.swa.codes') "
             "if m in sys.modules); "
             "print(extra); sys.exit(rc or bool(extra))")
     done = subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, capture_output=True, text=True)

@@ -9,7 +9,8 @@ classes take their facts by keyword; mypy checks each finding where it is made (
 missing or mistyped fact is a type error), and the constructor checks the names again at run
 time. The codes are kept by the stage that finds them: reading (the file and its YAML), format
 (the schema and the table's names), analysis, lints and bindings (enums). An application
-built on the engine defines its own codes the same way (`swapool.swa.codes`)."""
+built on the engine defines its own codes the same way (`swapool.swa.codes`). `every.CODES`
+lists them all."""
 
 from __future__ import annotations
 
@@ -203,17 +204,3 @@ def adding_hint(name: str, sets: Any, value: Any) -> str:
     if sets:
         return f"append {_v(value)} to the one of {name}'s sets ({', '.join(sets)}) it belongs to"
     return f"add {_v(value)} to the values of {name} and name it in the rule that should decide it"
-
-
-# Each stage's codes, defined once the base above is (they build on it).
-from . import analysis, bindings, document, imports, lints, reading  # noqa: E402
-
-#: The engine's codes, in the order `swapool codes` lists them.
-CODES = (reading.IO, reading.YAML_SYNTAX, reading.YAML_DUPLICATE_KEY, reading.YAML_TAG, reading.YAML_ALIAS_BOMB,
-         reading.YAML_KEY_TYPE, document.SCHEMA, document.UNKNOWN_INPUT, document.UNKNOWN_VALUE, document.UNKNOWN_SET,
-         imports.IMPORT, lints.UNCASED_VALUE, lints.VALUE_CASE, document.DUPLICATE_VALUE, document.DUPLICATE_RULE_ID,
-         analysis.GAP, analysis.OVERLAP, analysis.UNREACHABLE_RULE, analysis.REDUNDANT_RULE, analysis.ANALYSIS_PARTIAL,
-         analysis.MERGEABLE_RULES, analysis.INVARIANT, analysis.CASE_FAILED, lints.EMPTY_CELL, lints.FULL_DOMAIN_CELL,
-         lints.UNNAMED_VALUE, lints.UNUSED_INPUT, bindings.ENUM_IMPORT, bindings.ENUM_IMPORT_FAILED,
-         bindings.ENUM_MISSING_MEMBER, bindings.ENUM_EXTRA_VALUE, bindings.ENUM_NOT_ALLOWED, analysis.ANALYSIS_BUDGET,
-         document.RESERVED_NAME)
