@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import importlib
 import os
 import sys
 
@@ -68,6 +67,8 @@ def _from_working_directory(top: str) -> bool:
 
 def import_enum(binding: str) -> Any:
     """Import `module:Class` (dots after the colon walk attributes)."""
+    import importlib  # only where the engine is installed: a clean check elsewhere never needs it
+
     module_name, _, attr = binding.partition(":")
     obj: Any = importlib.import_module(module_name)
     for part in attr.split("."):
