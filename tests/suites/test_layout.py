@@ -195,3 +195,18 @@ def test_no_function_is_more_complex_than_twenty():
             for path in sorted(PACKAGE.rglob("*.py")) if "generated" not in path.parts
             for block in functions(cc_visit(path.read_text(encoding="utf-8"))) if block.complexity > 20]
     assert not over, over
+
+
+def test_no_import_circle_between_modules():
+    """Each module's imports, at any depth of its code (a function's and TYPE_CHECKING's
+    included), form no circle: every module can be read, and loaded, after those it uses
+    (the simplification issue's rule; a light entry point that imports a heavy module on
+    first use takes what both need from a third)."""
+    from graphlib import CycleError, TopologicalSorter
+
+    names = {module_name(p): p for p in MODULES}
+    graph = {name: {m for m in imports(path) if m in names and m != name} for name, path in names.items()}
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        pytest.fail(f"import circle: {' -> '.join(exc.args[1])}")

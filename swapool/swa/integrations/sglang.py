@@ -26,9 +26,8 @@ from ...table.source import parsed_once
 from ..facts import runner_facts
 from ..paths import TABLES, table_path
 from ..policy import Policy, load_policy
-from .sglang_places import (ABSENT, BACKENDS, BASE_POOL, GUARDED, PER_CALL, PLACES, READERS, RESOLVER, TRANSLATOR,
-                            Place, expected_kind, has_swa_pool, shape_differs, sglang_release)
-from .sglang_plugin import ENV_PLUGIN, RefusedPlace
+from .sglang_places import (ABSENT, BACKENDS, BASE_POOL, ENV_PLUGIN, GUARDED, PER_CALL, PLACES, READERS, RESOLVER,
+                            TRANSLATOR, Place, RefusedPlace, expected_kind, has_swa_pool, shape_differs, sglang_release)
 
 __all__ = ["BACKENDS", "GUARDED", "Place", "SGLangUnavailable", "Tables", "guard_check", "how_it_decides", "install",
            "installed", "load_tables", "make_resolver", "patch", "places_policy", "pool_types", "uninstall"]

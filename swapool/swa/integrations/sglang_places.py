@@ -28,6 +28,14 @@ from dataclasses import dataclass
 from types import CodeType, SimpleNamespace
 from typing import Any, Callable
 
+#: Set to 0/off/false/no to keep the plugin from touching anything.
+ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
+
+
+class RefusedPlace(RuntimeError):
+    """swapool could not put the table in force for a place; the place is not built."""
+
+
 _POOLS = "sglang.srt.mem_cache"
 _ATTENTION = "sglang.srt.layers.attention"
 

@@ -25,16 +25,9 @@ from types import ModuleType
 from typing import Any
 
 from .post_import import when_imported
-from .sglang_places import BACKENDS, GUARDED, MODULES, PLACES, places_in
+from .sglang_places import BACKENDS, ENV_PLUGIN, GUARDED, MODULES, PLACES, RefusedPlace, places_in
 
 log = logging.getLogger("swapool")
-
-#: Set to 0/off/false/no to keep the plugin from touching anything.
-ENV_PLUGIN = "SWAPOOL_SGLANG_PLUGIN"
-
-
-class RefusedPlace(RuntimeError):
-    """swapool could not put the table in force for a place; the place is not built."""
 
 
 def opted_out() -> bool:
