@@ -72,9 +72,9 @@ class Document(Record):
     root: Node
     digest: str
     lines: "_Lines"
-    #: Each mapping node's string keys, each with its key and value nodes, by id(node): made
-    #: the first time a path passes the node (a model's spans pass each rule's several times).
-    keyed: dict[int, dict[Any, tuple[Node, Node]]]
+    #: Each mapping node's keys, each with its key and value nodes, by id(node): the index the
+    #: parse builds anyway to refuse a duplicate key, kept so that a path is a lookup a step.
+    keyed: dict[int, dict[str, tuple[Node, Node]]]
 
     def span(self, path: Path_ = ()) -> Span:
         """The span of the value at `path`, or of its nearest ancestor that has one."""
@@ -92,7 +92,7 @@ class Document(Record):
         node, _ = self._descend(path)
         if not isinstance(node, MappingNode):
             return {}
-        return {k.value: self.lines.at_mark(v.start_mark) for k, v in node.value if k.tag == _STR}
+        return {key: self.lines.at_mark(v.start_mark) for key, (_, v) in self.keyed[id(node)].items()}
 
     def _descend(self, path: Path_) -> tuple[Node, Node | None]:
         """The node at `path` (or its deepest ancestor there) and the key node leading to it
@@ -103,13 +103,7 @@ class Document(Record):
                 node, key = node.value[step], None
                 continue
             if isinstance(node, MappingNode):
-                keyed = self.keyed.get(id(node))
-                if keyed is None:
-                    keyed = self.keyed[id(node)] = {}
-                    for k, v in node.value:
-                        if k.tag == _STR:
-                            keyed.setdefault(k.value, (k, v))
-                pair = keyed.get(step)
+                pair = self.keyed[id(node)].get(step)
                 if pair is not None:
                     key, node = pair
                     continue
@@ -175,7 +169,8 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
         root = _compose(text)
         if root is None:
             return None, [error(document.SchemaNoDocument(), Span(file, 1, 1))]
-        data = _Builder(where, max(MAX_NODES, len(text))).value(root, 0, False)
+        builder = _Builder(where, max(MAX_NODES, len(text)))
+        data = builder.value(root, 0, False)
     except _Reject as rej:
         return None, [rej.diagnostic]
     except (RecursionError, yaml.MarkedYAMLError) as exc:
@@ -190,7 +185,7 @@ def _parse(raw: bytes, file: str, digest: str) -> tuple[Document | None, list[Di
         return None, [error(reading.YamlSyntaxControlCharacter(char=char), where.at(exc.position))]
     except yaml.YAMLError as exc:
         return None, [error(reading.YamlSyntaxParser(parser=str(exc).splitlines()[0]), Span(file, 1, 1))]
-    return Document(file, data, root, digest, where, {}), []
+    return Document(file, data, root, digest, where, builder.keyed), []
 
 
 def _compose(text: str) -> Node | None:
@@ -332,6 +327,7 @@ class _Builder:
         #: height), so that an alias of it is counted against the limits without a second walk.
         self.anchored: dict[tuple[int, bool], tuple[Any, int, int]] = {}
         self.deepest = 0
+        self.keyed: dict[int, dict[str, tuple[Node, Node]]] = {}  # each mapping's keys (Document.keyed)
         self.odd = "?" in self.text or any(pair in self.text for pair in _TIGHT_COLON)
 
     def span(self, node: Node) -> Span:
@@ -373,15 +369,15 @@ class _Builder:
             if node.tag != _MAP:
                 self.refuse_tag(node, "a mapping")
             built = {}
-            keys: dict[str, Node] = {}
+            keys = self.keyed[id(node)] = {}
             for key_node, value_node in node.value:
                 key = self.value(key_node, depth + 1, flow)
                 if not isinstance(key, str):
                     raise _Reject(error(reading.YamlKeyType(key=key), self.span(key_node)))
                 if key in keys:
-                    raise _Reject(error(reading.YamlDuplicateKey(key=key, first_line=self.span(keys[key]).line),
+                    raise _Reject(error(reading.YamlDuplicateKey(key=key, first_line=self.span(keys[key][0]).line),
                                         self.span(key_node)))
-                keys[key] = key_node
+                keys[key] = key_node, value_node
                 built[key] = self.value(value_node, depth + 1, flow)
         self.open.discard(id(node))
         return built
