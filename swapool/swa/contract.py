@@ -32,8 +32,8 @@ def check_contract(analysis: Analysis) -> list[Diagnostic]:
     for inp in table.inputs:
         if inp.name not in SWA_FACTS and inp.name not in SELECTORS:
             found.append(error(codes.DecisionKindNotAFact(expected=list(SWA_FACTS + SELECTORS), got=inp.name,
-                                                    decision=DECISION,
-                                                    reads=list(SWA_FACTS), selectors=list(SELECTORS)), inp.span))
+                                                          decision=DECISION, reads=list(SWA_FACTS),
+                                                          selectors=list(SELECTORS)), inp.span))
         elif inp.name in POOL_FACTS and (inp.is_bool or not set(inp.values) <= set(POOL_VALUES)):
             found.append(error(codes.DecisionKindPoolValues(input=inp.name, expected=list(POOL_VALUES),
                                                             got=list(inp.values)), inp.span))
@@ -68,7 +68,7 @@ def _unsafe_answers(analysis: Analysis) -> list[Diagnostic]:
                 continue
             bad = reg[:k] + (outside,) + reg[k + 1:]
             facts: Facts = codes.UnsafePoolRead(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then,
-                                                     value=inp.values_of(outside)[0])
+                                                value=inp.values_of(outside)[0])
         else:
             bad = reg
             facts = codes.UnsafePoolUnread(rule=rule.id, fact=fact, expected={fact: "swa"}, got=rule.then)

@@ -17,9 +17,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 
+    from .codes import document
+
     #: A finding's did-you-mean: the choice a word most likely meant, or None.
     Suggest = Callable[[Any, Any], Any]
-    from .codes import document
 else:  # imported when a finding of theirs is made: a valid table makes none
     document = lazy_module(f"{__package__}.codes.document")
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 else:  # imported when a finding of theirs is made: a valid table makes none
     imports = lazy_module(f"{__package__}.codes.imports")
 
+
 class Imports(Record):
     """The documents that `from:` inputs name, by input name, and what the load needs to know."""
 

@@ -39,7 +39,7 @@ else:
 
         def __new__(cls, *args, **named):
             missing = len(cls._fields) - len(args)
-            if missing and not named and 0 < missing <= len(cls._defaults):
+            if not named and 0 < missing <= len(cls._defaults):
                 args += cls._defaults[-missing:]
             elif missing or named:
                 args = _bind(cls, args, named)
@@ -57,8 +57,8 @@ else:
         def __repr__(self) -> str:
             return f"{type(self).__name__}({', '.join(f'{f}={v!r}' for f, v in zip(self._fields, self))})"
 
-    #: The field reader namedtuple uses (C), where this Python has it.
-    _getter = getattr(collections, "_tuplegetter", lambda i, doc: property(lambda t: t[i], doc=doc))
+    #: The field reader namedtuple uses (C where the interpreter has it, a property otherwise).
+    _getter = collections._tuplegetter
 
     def _bind(cls: type, args: tuple, named: dict) -> tuple:
         """The fields of a call that names some, or gives too many or too few: bound as a
