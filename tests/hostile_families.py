@@ -17,8 +17,7 @@ def wide_input(values: int) -> str:
     """One input with `values` values, two rules splitting them."""
     names = ", ".join(f"v{i}" for i in range(values))
     return (f"format: 1\ndecision: wide\nhit_policy: first\ninputs:\n  a: {{values: [{names}], wildcard: true}}\n"
-            "output: {values: [p, q]}\nrules:\n  - {id: first, when: {a: v0}, then: p}\n"
-            "  - {id: rest, then: q}\n")
+            "output: {values: [p, q]}\nrules:\n  - {id: first, when: {a: v0}, then: p}\n  - {id: rest, then: q}\n")
 
 
 def identical_rules(n: int) -> str:

@@ -35,8 +35,8 @@ def add(commands: Any, reading: argparse.ArgumentParser) -> None:
         epilog=f"Exit codes: 0 planned, {EXIT_DIVERGES} planned but a place decides otherwise than the policy "
                "somewhere (marked !), 2 a table does not load as a server's would, or a flag is unknown. "
                "Example: swapool plan --attention-backend fa3 --speculative-algorithm EAGLE")
-    p.add_argument("--attention-backend", metavar="NAME", help="sglang's --attention-backend (e.g. fa3, triton, "
-                                                               "flashinfer, trtllm_mha, torch_native)")
+    p.add_argument("--attention-backend", metavar="NAME",
+                   help="sglang's --attention-backend (e.g. fa3, triton, flashinfer, trtllm_mha, torch_native)")
     p.add_argument("--prefill-attention-backend", metavar="NAME", help="sglang's, when prefill differs")
     p.add_argument("--decode-attention-backend", metavar="NAME", help="sglang's, when decode differs")
     p.add_argument("--speculative-algorithm", default="NONE", metavar="NAME",

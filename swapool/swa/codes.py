@@ -36,8 +36,7 @@ class DecisionKindNotAFact(Facts, code=DECISION_KIND, problem="not-a-fact"):
         return (
             f"input '{self.got}' is not a fact the {self.decision} resolver reads",
             f"{self.decision} reads {', '.join(self.reads)}; {', '.join(self.selectors)} names the place deciding and "
-            "is fixed before "
-            "the resolver runs")
+            "is fixed before the resolver runs")
 
 
 class DecisionKindPoolValues(Facts, code=DECISION_KIND, problem="pool-values"):
@@ -83,8 +82,7 @@ UNSAFE_POOL: Code = Code(
     name="unsafe-pool", severity=Severity.ERROR,
     summary="a swa_kv_pool rule that answers a pool where that pool did not pass the SWA check",
     example="`rule 'frozen-kv-mtp' answers 'allocator' where allocator_kvcache=other: the backend would translate "
-            "through a "
-            "pool that failed the SWA check`",
+            "through a pool that failed the SWA check`",
     fix="answer a pool only where it passed the SWA check",
     why="a backend translating through a pool that is not SWA reads the wrong KV: an illegal memory access or silently "
         "wrong attention")

@@ -239,8 +239,8 @@ def gap_findings(table: Table, gaps: Sequence[Cube], forbids: Forbids | None) ->
     taken = {r.id for r in table.rules}  # a second round of pasting must not collide with the first
     numbers = (n for n in itertools.count(1) if f"close-gap-{n}" not in taken)
     for reg in gaps:
-        forbidden = {**{o: f"the decision's contract: {why}" for o, why in (forbids(table,
-                                                                                    reg) if forbids else {}).items()},
+        by_contract = forbids(table, reg) if forbids else {}
+        forbidden = {**{o: f"the decision's contract: {why}" for o, why in by_contract.items()},
                      **{o: f"invariant '{inv.id}'" for o, inv in forbidding_invariants(table, reg).items()}}
         found.append(error(Gap(region=table.terms(reg), closing=closing_rule(table, reg, next(numbers)),
                                outputs=[o for o in table.output.values if o not in forbidden], forbidden=forbidden),
@@ -407,8 +407,8 @@ def invariant_breaches(analysis: Analysis) -> list[Diagnostic]:
             reported.add(ri)
             found.append(error(BrokenInvariant(rule=rule.id, invariant=inv.id, region=table.terms(bad), then=rule.then,
                                                expected=_requirement(table, inv), got=what, why=inv.why), rule.span,
-                               rules=(rule.id, inv.id), witness=table.point(bad), related=(Related("invariant", inv.id,
-                                                                                                   inv.span),)))
+                               rules=(rule.id, inv.id), witness=table.point(bad),
+                               related=(Related("invariant", inv.id, inv.span),)))
     return found
 
 
@@ -435,7 +435,7 @@ def failing_cases(analysis: Analysis) -> list[Diagnostic]:
             found.append(error(CaseFailed(case=case.index + 1, expected=case.expect, got=got.then if got else None,
                                           rule=got.id if got else None, invariant=inv.id if inv else None),
                                case.expect_span if inv else case.span, rules=(got.id,) if got else (),
-                               witness=table.point(reg), related=(Related("invariant", inv.id, inv.span),
-                                                                  ) if inv else ()))
+                               witness=table.point(reg),
+                               related=(Related("invariant", inv.id, inv.span),) if inv else ()))
             break
     return found

@@ -143,9 +143,8 @@ def drift(inp: Input, members: tuple[str, ...]) -> list[Diagnostic]:
     found = []
     for name in members:
         if name not in inp.values:
-            found.append(error(EnumMissingMember(input=inp.name, enum=inp.enum, got=name, sets=[n for n,
-                                                                                                _ in inp.sets]),
-                               inp.span))
+            sets = [n for n, _ in inp.sets]
+            found.append(error(EnumMissingMember(input=inp.name, enum=inp.enum, got=name, sets=sets), inp.span))
     for i, v in enumerate(inp.values):
         if v not in members:
             found.append(warning(EnumExtraValue(input=inp.name, enum=inp.enum, got=v, expected=members),

@@ -76,8 +76,7 @@ def test_the_contract_check_sees_relative_and_nested_imports(monkeypatch):
 
 def test_validate_and_import_swapool_load_neither_torch_nor_the_runtime():
     """validate needs the engine and the SWA contract, nothing that runs in a server."""
-    code = ("import sys, swapool; from swapool.cli import main; "
-            "rc = main(['validate', '-q', 'policies/swa.yaml']); "
+    code = ("import sys, swapool; from swapool.cli import main; rc = main(['validate', '-q', 'policies/swa.yaml']); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'flashinfer') "
             "or m.startswith(('swapool.swa.policy', 'swapool.swa.kv', "
             "'swapool.swa.attention', 'swapool.swa.integrations'))); print(heavy); sys.exit(rc or bool(heavy))")
@@ -97,8 +96,7 @@ def test_validate_on_the_happy_path_imports_only_what_it_needs():
             "extra = sorted(m for m in ('json', 'pathlib', 'shutil', 'decimal', 'jsonschema', 'swapool.cli.plan', "
             "'swapool.cli.show', 'swapool.cli.doctor', 'swapool.cli.snippets', 'swapool.table.diagram', 'typing', "
             "'dataclasses', 'inspect', 'hashlib', 'swapool.table.codes.reading', 'swapool.table.codes.document', "
-            "'swapool.table.codes.imports', 'swapool.swa.codes') "
-            "if m in sys.modules); "
+            "'swapool.table.codes.imports', 'swapool.swa.codes') if m in sys.modules); "
             "print(extra); sys.exit(rc or bool(extra))")
     done = subprocess.run([sys.executable, "-c", code], cwd=PACKAGE.parent, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -48,8 +48,7 @@ def test_duplicate_domain_value():
 
 def test_unknown_values_in_cases_and_invariants():
     text = mini("- {id: r1, then: p}\n", extra=(
-        "cases:\n  - {given: {a: w}, expect: p}\n"
-        "invariants:\n  - {if: {output: r}, then: {a: x}}\n"))
+        "cases:\n  - {given: {a: w}, expect: p}\ninvariants:\n  - {if: {output: r}, then: {a: x}}\n"))
     found = [d for d in check(text).diagnostics if d.code == "unknown-value"]
     assert sorted(d.span.line for d in found) == [line_of(text, "given"), line_of(text, "output: r")]
 

@@ -54,8 +54,7 @@ class SWATokenToKVPoolAllocator:
     def alloc_pages(self, n: int) -> torch.Tensor:
         """`n` full pages (int64), each mapped to a fresh SWA page."""
         if n > len(self._full_free) or n > len(self._swa_free):
-            raise KVPoolExhausted(f"asked for {n} pages; free: {len(self._full_free)} full, "
-                                  f"{len(self._swa_free)} swa")
+            raise KVPoolExhausted(f"asked for {n} pages; free: {len(self._full_free)} full, {len(self._swa_free)} swa")
         pages, swa_pages = [], []
         for _ in range(n):
             p, q = self._full_free.pop(), self._swa_free.pop()

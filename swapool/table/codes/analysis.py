@@ -18,8 +18,7 @@ def _forbidden(forbidden: Mapping[str, str]) -> str:
 
 
 _OVERLAP_HELP = ("narrow one of the rules so it leaves out what both decide (a value in two of an input's sets: keep "
-                 "it "
-                 "in one)")
+                 "it in one)")
 
 
 def _requirement_words(required: Mapping[str, Any]) -> str:
@@ -41,8 +40,7 @@ GAP: Code = Code(
     example="`no rule decides mode=exact, draft=true`",
     fix="add the rule its help shows, with the output you choose, or widen a rule",
     why="an input combination no rule decides has no answer at run time: the server would refuse it, or an engine "
-        "would "
-        "crash")
+        "would crash")
 
 
 class Gap(Facts, code=GAP):
@@ -55,10 +53,8 @@ class Gap(Facts, code=GAP):
         return (
             f"no rule decides {describe_terms(self.region)}",
             (f"add - {yaml_flow(self.closing, then='TODO')} with TODO one of: "
-             f"{shown_list(self.outputs, LISTED_VALUES)} (or widen a "
-             "rule's cell to cover it)" if self.outputs else
-             "no output is allowed there: " + _forbidden(self.forbidden or {}) + "; fix an invariant, or the inputs' "
-                                                                                 "values")
+             f"{shown_list(self.outputs, LISTED_VALUES)} (or widen a rule's cell to cover it)" if self.outputs else
+             f"no output is allowed there: {_forbidden(self.forbidden or {})}; fix an invariant, or the inputs' values")
             + (f"; ruled out: {_forbidden(self.forbidden)}" if self.outputs and self.forbidden else ""))
 
 
@@ -82,8 +78,7 @@ class OverlapConflict(Facts, code=OVERLAP, problem="conflict"):
     def words(self) -> Words:
         return (
             f"rules '{self.first}' and '{self.rule}' conflict: both decide {describe_terms(self.region)}, "
-            f"'{self.first}' as '{self.first_then}' "
-            f"and '{self.rule}' as '{self.then}'", _OVERLAP_HELP)
+            f"'{self.first}' as '{self.first_then}' and '{self.rule}' as '{self.then}'", _OVERLAP_HELP)
 
 
 class OverlapShared(Facts, code=OVERLAP, problem="shared"):
@@ -97,12 +92,12 @@ class OverlapShared(Facts, code=OVERLAP, problem="shared"):
 
     def words(self) -> Words:
         if self.same:
-            named = f"rule '{self.rule}' overlaps " + shown_list(self.partners, SHOWN_RULES, quoted,
-                                                                 total=self.total) + " (same output)"
+            partners = shown_list(self.partners, SHOWN_RULES, quoted, total=self.total)
+            named = f"rule '{self.rule}' overlaps {partners} (same output)"
         else:
-            named = f"rule '{self.rule}' ('{self.then}') overlaps " + shown_list(
-                [f"'{p}' ('{o}')" for p, o in zip(self.partners, self.partner_outputs)], SHOWN_RULES, str,
-                                                                                 total=self.total)
+            pairs = [f"'{p}' ('{o}')" for p, o in zip(self.partners, self.partner_outputs)]
+            partners = shown_list(pairs, SHOWN_RULES, str, total=self.total)
+            named = f"rule '{self.rule}' ('{self.then}') overlaps {partners}"
         return named + f": both decide {describe_terms(self.region)}", _OVERLAP_HELP
 
 
@@ -112,8 +107,7 @@ UNREACHABLE_RULE: Code = Code(
     example="`rule 'c' can never fire: earlier rules 'a', 'b' decide every input it matches`",
     fix="remove it, or move it up (first) or change its output (priority)",
     why="a rule that others always pre-empt never decides anything; its presence misleads a reader about what the "
-        "table "
-        "does")
+        "table does")
 
 
 class UnreachableRuleFirst(Facts, code=UNREACHABLE_RULE, problem="first"):
@@ -201,8 +195,7 @@ MERGEABLE_RULES: Code = Code(
     example="`rules 'fast', 'safe' can be one rule: they differ only in 'mode' and decide alike ('cache')`",
     fix="replace them with the merged rule it shows",
     why="fewer rules say the same; a note, not a warning, because rules kept apart (with a why each) can be "
-        "deliberate, "
-        "and a strict check must not fail a correct table")
+        "deliberate, and a strict check must not fail a correct table")
 
 
 class MergeableRules(Facts, code=MERGEABLE_RULES):
@@ -239,8 +232,7 @@ class BrokenInvariant(Facts, code=INVARIANT):
     def words(self) -> Words:
         return (
             f"rule '{self.rule}' breaks invariant '{self.invariant}': where {describe_terms(self.region)} it decides "
-            f"'{self.then}', but the "
-            f"invariant requires {_requirement_words(self.expected)}"
+            f"'{self.then}', but the invariant requires {_requirement_words(self.expected)}"
             + (f" ({' '.join(self.why.split())})" if self.why else ""),
             "narrow the rule, or fix the invariant if the rule is right")
 

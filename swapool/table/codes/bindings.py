@@ -27,8 +27,7 @@ class EnumImport(Facts, code=ENUM_IMPORT):
     def words(self) -> Words:
         return (
             f"input '{self.input}' is bound to {self.enum}, but '{self.module}' is not installed here; drift from its "
-            "members is not "
-            "checked", "install the engine in this environment to check the binding")
+            "members is not checked", "install the engine in this environment to check the binding")
 
 
 ENUM_IMPORT_FAILED: Code = Code(
@@ -37,8 +36,7 @@ ENUM_IMPORT_FAILED: Code = Code(
     example="`... is bound to engine.modes:Mode, and 'engine' is installed, but the import failed (...)`",
     fix="fix the environment so the engine imports, or check without importing enums",
     why="the engine is installed but its enum did not import, so the drift check silently did not run; --strict fails "
-        "on "
-        "it")
+        "on it")
 
 
 class EnumImportFailed(Facts, code=ENUM_IMPORT_FAILED):
@@ -114,5 +112,4 @@ class EnumNotAllowed(Facts, code=ENUM_NOT_ALLOWED):
             f"input '{self.input}' is bound to {self.enum}, but swapool imports enums only from "
             + (', '.join(self.allowed) or '(no module)') + "; drift is not checked",
             f"bind to the engine's own enum, or allow the module (${self.setting}) after reviewing it: importing a "
-            "module runs "
-            "its code")
+            "module runs its code")

@@ -95,8 +95,7 @@ class SchemaDomain(SchemaFacts, code=SCHEMA, problem="domain"):
     def words(self) -> Words:
         return (
             f"input '{_v(self.input)}' takes its values from one of 'type: bool', 'values: [...]' and/or 'sets: "
-            f"{{...}}', "
-            f"or 'from: FILE' (no 'enum' with it); it has " + (', '.join(self.given) or 'none of them'), None)
+            f"{{...}}', or 'from: FILE' (no 'enum' with it); it has " + (', '.join(self.given) or 'none of them'), None)
 
 
 class SchemaSetName(SchemaFacts, code=SCHEMA, problem="set-name"):
@@ -112,8 +111,7 @@ class SchemaIdentifier(SchemaFacts, code=SCHEMA, problem="identifier"):
     def words(self) -> Words:
         return (
             f"{_where(self.path, self.item)}: name {_json(self.got)} is not an identifier (letters, digits and '_', "
-            "not starting with "
-            "a digit)", None)
+            "not starting with a digit)", None)
 
 
 class SchemaPattern(SchemaFacts, code=SCHEMA, problem="pattern"):
@@ -185,8 +183,7 @@ class SchemaCellForm(SchemaFacts, code=SCHEMA, problem="cell-form"):
     def words(self) -> Words:
         return (
             f"{_where(self.path, self.item)}: a cell is a value, a list of values, '-', {{not: [values]}} or {{in: "
-            f"set}}; got "
-            f"{_v(self.got)} {_json(self.value)}", None)
+            f"set}}; got {_v(self.got)} {_json(self.value)}", None)
 
 
 class SchemaNoDocument(SchemaFacts, code=SCHEMA, problem="no-document"):
@@ -264,14 +261,13 @@ class UnknownSet(Facts, code=UNKNOWN_SET):
         return (
             f"'{_v(self.got)}' is not a value set of input '{_v(self.input)}' "
             + (f"(its sets: {_all(self.expected)})" if self.expected else "(it declares no sets)"),
-            did_you_mean(self.suggestion) or (None if self.expected else f"declare it under inputs: {_v(self.input)}: "
-                                                                         "sets:"))
+            did_you_mean(self.suggestion)
+            or (None if self.expected else f"declare it under inputs: {_v(self.input)}: sets:"))
 
 
 DUPLICATE_VALUE: Code = Code(
     name="duplicate-value", severity=Severity.ERROR,
-    summary="an input or output lists the same value twice, or puts it in two of the sets that make "
-            "up its values",
+    summary="an input or output lists the same value twice, or puts it in two of the sets that make up its values",
     example="`input 'mode' lists the value 'fast' twice`",
     fix="remove one",
     why="a value listed twice in one list is a slip; with sets it can also mean a value was put in two lists")
@@ -311,8 +307,7 @@ class DuplicateValueTwoSets(Facts, code=DUPLICATE_VALUE, problem="two-sets"):
     def words(self) -> Words:
         return (
             f"'{_v(self.got)}' is in two value sets of input '{self.input}', '{self.first_set}' and '{self.set}'; "
-            "without 'values:' the "
-            "sets divide the input's values, each value into one set",
+            "without 'values:' the sets divide the input's values, each value into one set",
             f"keep '{_v(self.got)}' in the one set it belongs to (or list the input's values: to make the sets named "
             "groups that may share values)")
 

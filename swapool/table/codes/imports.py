@@ -64,8 +64,7 @@ class ImportImportedAgain(Facts, code=IMPORT, problem="imported-again"):
     def words(self) -> Words:
         return (
             f"input '{self.input}' imports from {self.file}, where it is imported again (from {self.again}); import "
-            "from the table "
-            "that lists the values", None)
+            "from the table that lists the values", None)
 
 
 class ImportItself(Facts, code=IMPORT, problem="itself"):

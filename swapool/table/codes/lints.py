@@ -95,8 +95,7 @@ UNNAMED_VALUE: Code = Code(
                                                           "`values` inputs only, a bool cannot grow",
     summary="an enumeration value that no rule names, decided only through '-' or 'not' cells",
     example="`no rule names exact of input 'mode'; only wildcards in ... decide it`",
-    fix="name the value in the rule that should "
-        "decide it",
+    fix="name the value in the rule that should decide it",
     why="a value only wildcards decide gets whatever the catch-all says, including a value added later without review")
 
 

@@ -236,8 +236,7 @@ class YamlTagType(Facts, code=YAML_TAG, problem="type"):
 
     def words(self) -> Words:
         return (f"a value of YAML type '{self.kind}' cannot appear in a policy table",
-                "use plain strings, numbers, booleans, lists and mappings; quote the value if it "
-                "should be a string")
+                "use plain strings, numbers, booleans, lists and mappings; quote the value if it should be a string")
 
 
 YAML_ALIAS_BOMB: Code = Code(
