@@ -64,8 +64,10 @@ def _analysis(r: dict[str, Any]) -> str:
 def _validate(r: dict[str, Any]) -> str:
     timings = "; ".join(f"{name}: {_ms(s)}" for name, s in r["median_s"].items())
     ratio, cpu = r.get("ratio_swapool_to_import_yaml"), r.get("cpu_ratio_swapool_to_import_yaml")
+    modules = r.get("swapool_modules")
     return timings + (f"; swapool validate = {ratio:.2f}x `import yaml`" if ratio else "") + \
-        (f" ({cpu:.2f}x in CPU time)" if cpu else "")
+        (f" ({cpu:.2f}x in CPU time)" if cpu else "") + \
+        (f"; a clean validate imports {modules} of swapool's modules" if modules else "")
 
 
 def _load(r: dict[str, Any]) -> str:
