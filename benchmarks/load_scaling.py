@@ -5,7 +5,7 @@ swapool and the shipped table's load. The check is what a load does: read the fi
 and compile its diagram, no document kept from an earlier run. The check and the parse
 alternate, medians of --repeats each.
 
-    python benchmarks/load_scaling.py [--repeats 7]
+    python benchmarks/load_scaling.py [--repeats 21]
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def alternating(first, second, repeats: int) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--repeats", type=int, default=21)
     args = ap.parse_args()
     compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "swapool"), quiet=1)  # as installed
     folder = Path(tempfile.mkdtemp())
