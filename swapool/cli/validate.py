@@ -110,7 +110,8 @@ def _split(r: Any, args: argparse.Namespace) -> tuple[list[Any], list[Any], int]
     ds = [d for d in ds if not _follows(d)]
     if args.verbose:
         return ds, following, 0
-    kept = [d for d in ds if not (r.ok and d.severity is Severity.NOTE)]
+    valid = r.ok  # read once: it looks at every finding
+    kept = [d for d in ds if not (valid and d.severity is Severity.NOTE)]
     return kept, following, len(ds) - len(kept)
 
 

@@ -46,7 +46,8 @@ def off_case_values(table: Table) -> list[Diagnostic]:
         cases = {"upper": [v for v in inp.values if v.upper() == v != v.lower()],
                  "lower": [v for v in inp.values if v.lower() == v != v.upper()]}
         convention = max(cases, key=lambda c: len(cases[c]))
-        others = [v for v in inp.values if v.upper() != v.lower() and v not in cases[convention]]
+        in_case = set(cases[convention])  # a set: an input may have tens of thousands of values
+        others = [v for v in inp.values if v.upper() != v.lower() and v not in in_case]
         if len(cases[convention]) < 2 or len(others) >= len(cases[convention]):
             continue
         spell = str.upper if convention == "upper" else str.lower
