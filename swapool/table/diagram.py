@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .record import Record
 from .model import Table
-from .partition import Branch, Budget, Leaf, Node, bits, postorder, split
+from .partition import Branch, Budget, Leaf, Node, postorder, split
+from .refine import bits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

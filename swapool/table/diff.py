@@ -4,7 +4,8 @@ from __future__ import annotations
 
 
 from .record import Record
-from .partition import Budget, Cube, bits, first_hits, intersect, is_empty, merge_regions
+from .partition import Budget, Cube, first_hits, intersect, is_empty, merge_regions
+from .refine import bits
 from .model import Input, Table, describe_region
 
 TYPE_CHECKING = False

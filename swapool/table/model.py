@@ -88,7 +88,8 @@ class Input(Record):
         return sum(1 << self.position[v] for v in values)
 
     def values_of(self, mask: int) -> tuple[Value, ...]:
-        return tuple(v for i, v in enumerate(self.values) if mask >> i & 1)
+        values = self.values
+        return tuple(values[i] for i in set_bits(mask & self.full))
 
 
 class Output(Record):
@@ -216,6 +217,19 @@ class Table(Record):
                            for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
         return self._replace(file=f"{self.file}[{name}={format_value(value)}]",
                              inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
+
+
+def set_bits(mask: int) -> list[int]:
+    """The indices of `mask`'s set bits, lowest first, read off its binary digits in one
+    pass: testing each bit, or peeling the lowest, costs a pass over a wide mask (an input
+    of thousands of values) for every bit."""
+    digits = bin(mask)[:1:-1]
+    out = []
+    i = digits.find("1")
+    while i >= 0:
+        out.append(i)
+        i = digits.find("1", i + 1)
+    return out
 
 
 def lowest_bit(mask: int) -> int:

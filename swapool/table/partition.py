@@ -14,19 +14,18 @@ instead of 2^n. Every node and every reported pair is paid from an explicit `Bud
 from __future__ import annotations
 
 import bisect
-import functools
+
+from .record import Record
+from .refine import Cube, refine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator, Sequence
 
-Cube = tuple[int, ...]
-
 #: Work one analysis may do before it stops with `BudgetExceeded`: each DAG node costs
 #: one step per rule alive at it and per rule it hands to a child (what building it
 #: reads and keeps in memory), each reported pair of overlapping rules one step.
 DEFAULT_BUDGET = 2_000_000
-from .record import Record
 
 
 class BudgetExceeded(Exception):
@@ -77,17 +76,6 @@ class Branch:
 Node = Leaf | Branch
 
 
-@functools.lru_cache(maxsize=4096)
-def bits(mask: int) -> tuple[int, ...]:
-    """Indices of the set bits of `mask`, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(out)
-
-
 def _full_from(cubes: Sequence[Cube], region: Cube) -> list[int]:
     """For each rule, the lowest level from which it covers the region on every input."""
     out = []
@@ -97,40 +85,6 @@ def _full_from(cubes: Sequence[Cube], region: Cube) -> list[int]:
             level -= 1
         out.append(level)
     return out
-
-
-#: Up to this many values, values are bucketed one by one; above it (an input with
-#: thousands of values), value sets are refined rule by rule as masks.
-_BUCKET_LIMIT = 64
-
-
-def _refine(cubes: Sequence[Cube], alive: Sequence[int], level: int, reg: int) -> dict[tuple[int, ...], int]:
-    """Group the values of `reg` by which alive rules contain them: members -> value mask."""
-    values = bits(reg) if reg < 1 << _BUCKET_LIMIT else None
-    if values is not None:
-        buckets: dict[int, list[int]] = {v: [] for v in values}
-        for r in alive:
-            for v in bits(cubes[r][level] & reg):
-                buckets[v].append(r)
-        out: dict[tuple[int, ...], int] = {}
-        for v, holding in buckets.items():
-            key = tuple(holding)
-            out[key] = out.get(key, 0) | 1 << v
-        return out
-    groups: dict[tuple[int, ...], int] = {(): reg}
-    for r in alive:
-        m = cubes[r][level] & reg
-        if not m:
-            continue
-        nxt: dict[tuple[int, ...], int] = {}
-        for members, mask in groups.items():
-            inside, outside = mask & m, mask & ~m
-            if inside:
-                nxt[members + (r,)] = inside
-            if outside:
-                nxt[members] = outside
-        groups = nxt
-    return groups
 
 
 _Key = tuple[int, tuple[int, ...]]  # (level, rules alive there)
@@ -206,7 +160,7 @@ class _FirstHitBuilder:
                     continue
                 while all(cubes[r][level] & region[level] == region[level] for r in alive):
                     level += 1
-                groups = _refine(cubes, alive, level, region[level])
+                groups = refine(cubes, alive, level, region[level], budget.spend)
                 budget.spend(sum(map(len, groups)))
                 arms = [(mask, self.key_of(level + 1, members)) for members, mask in groups.items()]
                 plans[key] = (level, arms)
@@ -385,7 +339,7 @@ def _overlapping_pairs(cubes: Sequence[Cube], region: Cube, reps: tuple[int, ...
         budget.spend(len(alive), "pairing overlapping rules")
         while all(cubes[r][level] & region[level] == region[level] for r in alive):
             level += 1
-        groups = _refine(cubes, alive, level, region[level])
+        groups = refine(cubes, alive, level, region[level], lambda n: budget.spend(n, "pairing overlapping rules"))
         budget.spend(sum(map(len, groups)), "pairing overlapping rules")
         stack += [(level + 1, members) for members in groups if len(members) >= 2]
     return pairs
