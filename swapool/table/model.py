@@ -10,6 +10,7 @@ import enum
 import functools
 
 from .record import Record
+from .refine import set_bits
 from .diagnostics import Span, format_value
 from .text import describe_terms
 
@@ -217,19 +218,6 @@ class Table(Record):
                            for v in self.invariants if v.if_region[k] & bit and v.then_region[k] & bit)
         return self._replace(file=f"{self.file}[{name}={format_value(value)}]",
                              inputs=drop(self.inputs), rules=rules, cases=cases, invariants=invariants)
-
-
-def set_bits(mask: int) -> list[int]:
-    """The indices of `mask`'s set bits, lowest first, read off its binary digits in one
-    pass: testing each bit, or peeling the lowest, costs a pass over a wide mask (an input
-    of thousands of values) for every bit."""
-    digits = bin(mask)[:1:-1]
-    out = []
-    i = digits.find("1")
-    while i >= 0:
-        out.append(i)
-        i = digits.find("1", i + 1)
-    return out
 
 
 def lowest_bit(mask: int) -> int:

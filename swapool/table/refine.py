@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import functools
 
-from .model import set_bits
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterator, Sequence
@@ -25,6 +23,19 @@ Cube = tuple[int, ...]
 #: input, groups are kept by value.
 BUCKET_LIMIT = 64
 GROUP_LIMIT = 64
+
+
+def set_bits(mask: int) -> list[int]:
+    """The indices of `mask`'s set bits, lowest first, read off its binary digits in one
+    pass: testing each bit, or peeling the lowest, costs a pass over a wide mask (an input
+    of thousands of values) for every bit."""
+    digits = bin(mask)[:1:-1]
+    out = []
+    i = digits.find("1")
+    while i >= 0:
+        out.append(i)
+        i = digits.find("1", i + 1)
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -91,7 +102,7 @@ def _by_value(cubes: Sequence[Cube], rules: Iterator[int], level: int, reg: int,
         touched: dict[int, list[int]] = {}
         for v in read:
             touched.setdefault(group_of[v], []).append(v)
-        for g in range(len(members)) if dense else list(touched):
+        for g in range(len(members)) if dense else touched:
             vs = touched.get(g, ())
             if len(vs) == (0 if dense else size[g]):
                 members[g].append(r)  # the whole group lies in the cell

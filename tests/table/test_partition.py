@@ -83,4 +83,3 @@ def test_many_rules_that_are_all_redundant_together_cost_one_check_not_one_each(
     c = check(families.chain(600).replace("- {id: rest, then: q}", "- {id: rest, then: p}"))
     assert [d.code for d in c.diagnostics].count("redundant-rule") == 600
     assert "analysis-budget" not in [d.code for d in c.diagnostics]
-

@@ -37,14 +37,16 @@ def test_values_are_grouped_by_the_rules_that_hold_them(seed):
     assert refine(cubes, alive, 0, reg, Budget().spend) == expected
 
 
-def test_a_rule_per_value_of_a_wide_input_is_linear_work_not_cubic():
-    """8,000 rules, each naming one of 8,000 values (a 400 KB table): each rule reads its
-    one value, not a mask operation on each of up to 8,000 groups."""
+def test_a_rule_per_value_of_a_wide_input_reads_its_value_paid_from_the_budget():
+    """8,000 rules, each naming one of 8,000 values (a 400 KB table): past the first groups
+    each rule reads its one value, a budget step (not a mask operation on each of up to 8,000
+    groups, unpaid: cubic work that no budget stopped)."""
     values = 8000
     cubes = [(1 << v,) for v in range(values)]
     budget = Budget()
     groups = refine(cubes, list(range(values)), 0, (1 << values) - 1, budget.spend)
-    assert len(groups) == values and budget.used <= values, budget.used
+    assert len(groups) == values
+    assert values // 2 <= budget.used <= values, budget.used
 
 
 def test_a_rule_that_holds_most_values_reads_those_it_leaves_out():
@@ -55,6 +57,6 @@ def test_a_rule_that_holds_most_values_reads_those_it_leaves_out():
     cubes = [(1 << v,) for v in range(100)] + [(full & ~(1 << v),) for v in range(100)]
     budget = Budget()
     groups = refine(cubes, list(range(200)), 0, full, budget.spend)
-    assert budget.used <= 200, budget.used
+    assert 100 <= budget.used <= 200, budget.used
     assert groups[tuple(range(100, 200))] == full & ~((1 << 100) - 1)
     assert groups[(3, *(r for r in range(100, 200) if r != 103))] == 1 << 3
